@@ -1,0 +1,418 @@
+//! Compiles the data files into Rust tables, so that the engine carries its rules and its
+//! message catalogue without parsing anything at run time (and without a TOML parser in the
+//! WebAssembly build).
+//!
+//! - `rules/*.toml`: one rule per file; see `rules/README.md` for the format.
+//! - `i18n/messages.toml`: every sentence a user reads, in English and Simplified Chinese.
+//!
+//! The build checks structure (unknown keys, types, categories, scopes). Whether each rule has
+//! its documentation and fixtures is checked by `tests/rules.rs`, so that a missing text is a
+//! readable test failure rather than a build error.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+const CATEGORIES: &[(&str, &str)] = &[
+    ("invalid_label", "InvalidLabel"),
+    ("index_out_of_bounds", "IndexOutOfBounds"),
+    ("invalid_value", "InvalidValue"),
+    ("shape_mismatch", "ShapeMismatch"),
+    ("dtype_mismatch", "DtypeMismatch"),
+    ("stale_context", "StaleContext"),
+    ("unknown", "Unknown"),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    id: String,
+    category: String,
+    #[serde(default = "one")]
+    confidence: f64,
+    #[serde(default)]
+    priority: i64,
+    #[serde(default)]
+    extends: Option<String>,
+    #[serde(default)]
+    ops: Vec<String>,
+    #[serde(default)]
+    site: Vec<Site>,
+    #[serde(default)]
+    when: Vec<When>,
+    #[serde(default)]
+    en: Text,
+    #[serde(default)]
+    zh: Text,
+    #[serde(default)]
+    snippet: Option<String>,
+    #[serde(default)]
+    example: Vec<Example>,
+    #[serde(default)]
+    near_miss: Vec<Example>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Site {
+    file: String,
+    #[serde(default)]
+    function: Option<String>,
+    #[serde(default)]
+    condition: Option<String>,
+    #[serde(default)]
+    op: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct When {
+    #[serde(default)]
+    kernel: Vec<KernelPat>,
+    #[serde(default)]
+    frame: Vec<FramePat>,
+    #[serde(default)]
+    code: Vec<TextPat>,
+    #[serde(default)]
+    message: Vec<MessagePat>,
+    #[serde(default)]
+    raised: Vec<TextPat>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum KernelPat {
+    Condition(String),
+    Full(KernelFull),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KernelFull {
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    function: Option<String>,
+    #[serde(default)]
+    condition: Option<String>,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FramePat {
+    Function(String),
+    Full(FrameFull),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrameFull {
+    #[serde(default)]
+    function: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TextPat {
+    Regex(String),
+    Full(TextFull),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextFull {
+    regex: String,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MessagePat {
+    keyword: String,
+    regex: String,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Text {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    summary: String,
+    #[serde(default)]
+    why: String,
+    #[serde(default)]
+    fix: String,
+    #[serde(default)]
+    check: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Example {
+    text: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Message {
+    en: String,
+    zh: String,
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=rules");
+    println!("cargo:rerun-if-changed=i18n/messages.toml");
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
+    let rules = compile_rules(Path::new("rules"));
+    std::fs::write(Path::new(&out).join("rules.rs"), rules).expect("write rules.rs");
+    let messages = compile_messages(Path::new("i18n/messages.toml"));
+    std::fs::write(Path::new(&out).join("messages.rs"), messages).expect("write messages.rs");
+}
+
+fn fail(msg: String) -> ! {
+    // A panic in a build script prints the message and stops the build: the right outcome for
+    // a malformed data file.
+    panic!("\n\nfirst-assert data error: {msg}\n\n");
+}
+
+fn compile_rules(dir: &Path) -> String {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", dir.display())))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let mut code = String::from("// Generated by build.rs from rules/*.toml. Do not edit.\n");
+    code.push_str("pub static RULES: &[RuleDef] = &[\n");
+    let mut ids = BTreeMap::new();
+    for path in &paths {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let src = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+        let rule: RuleFile = toml::from_str(&src)
+            .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if rule.id != stem {
+            fail(format!("{}: id `{}` must equal the file name `{stem}`", path.display(), rule.id));
+        }
+        if ids.insert(rule.id.clone(), ()).is_some() {
+            fail(format!("duplicate rule id `{}`", rule.id));
+        }
+        emit_rule(&mut code, path, &rule);
+    }
+    code.push_str("];\n");
+    code
+}
+
+fn category_variant(path: &Path, c: &str) -> &'static str {
+    CATEGORIES
+        .iter()
+        .find(|(id, _)| *id == c)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| fail(format!("{}: unknown category `{c}`", path.display())))
+}
+
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn opt(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!("Some({s:?})"),
+        None => "None".into(),
+    }
+}
+
+fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
+    let cat = category_variant(path, &r.category);
+    if !(0.0..=1.0).contains(&r.confidence) {
+        fail(format!("{}: confidence must be within 0..1", path.display()));
+    }
+    let _ = writeln!(code, "  RuleDef {{");
+    let _ = writeln!(code, "    id: {},", lit(&r.id));
+    let _ = writeln!(code, "    path: {},", lit(&path.display().to_string()));
+    let _ = writeln!(code, "    category: Category::{cat},");
+    let _ = writeln!(code, "    confidence: {:?},", r.confidence as f32);
+    let _ = writeln!(code, "    priority: {},", r.priority);
+    let _ = writeln!(code, "    extends: {},", opt(&r.extends));
+    let ops: Vec<String> = r.ops.iter().map(|o| lit(o)).collect();
+    let _ = writeln!(code, "    ops: &[{}],", ops.join(", "));
+    let _ = writeln!(code, "    sites: &[");
+    for s in &r.site {
+        if s.condition.is_none() && s.function.is_none() {
+            fail(format!("{}: a [[site]] needs a condition or a function", path.display()));
+        }
+        let _ = writeln!(
+            code,
+            "      SiteDef {{ file: {}, function: {}, condition: {}, op: {} }},",
+            lit(&s.file),
+            opt(&s.function),
+            opt(&s.condition),
+            opt(&s.op)
+        );
+    }
+    let _ = writeln!(code, "    ],");
+    let _ = writeln!(code, "    when: &[");
+    for w in &r.when {
+        let mut pats = Vec::new();
+        for k in &w.kernel {
+            let (file, function, condition, weight) = match k {
+                KernelPat::Condition(c) => (None, None, Some(c.clone()), None),
+                KernelPat::Full(f) => (f.file.clone(), f.function.clone(), f.condition.clone(), f.weight),
+            };
+            if file.is_none() && function.is_none() && condition.is_none() {
+                fail(format!("{}: an empty kernel pattern", path.display()));
+            }
+            pats.push(pat("Kernel", file, function, condition, None, None, None, weight));
+        }
+        for f in &w.frame {
+            let (function, p, weight) = match f {
+                FramePat::Function(s) => (Some(s.clone()), None, None),
+                FramePat::Full(f) => (f.function.clone(), f.path.clone(), f.weight),
+            };
+            if function.is_none() && p.is_none() {
+                fail(format!("{}: an empty frame pattern", path.display()));
+            }
+            pats.push(pat("Frame", None, function, None, p, None, None, weight));
+        }
+        for (scope, list) in [("Code", &w.code), ("Raised", &w.raised)] {
+            for t in list {
+                let (re, weight) = match t {
+                    TextPat::Regex(s) => (s.clone(), None),
+                    TextPat::Full(f) => (f.regex.clone(), f.weight),
+                };
+                pats.push(pat(scope, None, None, None, None, Some(re), None, weight));
+            }
+        }
+        for m in &w.message {
+            if m.keyword.trim().is_empty() {
+                fail(format!("{}: a message pattern needs a keyword", path.display()));
+            }
+            pats.push(pat(
+                "Message",
+                None,
+                None,
+                None,
+                None,
+                Some(m.regex.clone()),
+                Some(m.keyword.clone()),
+                m.weight,
+            ));
+        }
+        if pats.is_empty() {
+            fail(format!("{}: an empty [[when]] block", path.display()));
+        }
+        let _ = writeln!(code, "      &[\n{}      ],", pats.join(""));
+    }
+    let _ = writeln!(code, "    ],");
+    for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
+        let _ = writeln!(
+            code,
+            "    {lang}: TextDef {{ title: {}, summary: {}, why: {}, fix: {}, check: {} }},",
+            lit(t.title.trim()),
+            lit(t.summary.trim()),
+            lit(t.why.trim()),
+            lit(t.fix.trim()),
+            lit(t.check.trim())
+        );
+    }
+    let _ = writeln!(code, "    snippet: {},", opt(&r.snippet.as_ref().map(|s| s.trim_end().to_string())));
+    let ex: Vec<String> = r.example.iter().map(|e| lit(&e.text)).collect();
+    let _ = writeln!(code, "    examples: &[{}],", ex.join(", "));
+    let nm: Vec<String> = r.near_miss.iter().map(|e| lit(&e.text)).collect();
+    let _ = writeln!(code, "    near_misses: &[{}],", nm.join(", "));
+    let _ = writeln!(code, "  }},");
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pat(
+    scope: &str,
+    file: Option<String>,
+    function: Option<String>,
+    condition: Option<String>,
+    path: Option<String>,
+    regex: Option<String>,
+    keyword: Option<String>,
+    weight: Option<f64>,
+) -> String {
+    format!(
+        "        PatDef {{ scope: Scope::{scope}, file: {}, function: {}, condition: {}, path: {}, regex: {}, keyword: {}, weight: {:?} }},\n",
+        opt(&file),
+        opt(&function),
+        opt(&condition),
+        opt(&path),
+        opt(&regex),
+        opt(&keyword),
+        weight.unwrap_or(1.0) as f32
+    )
+}
+
+fn camel(key: &str) -> String {
+    key.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn compile_messages(path: &Path) -> String {
+    let src = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+    let table: BTreeMap<String, Message> =
+        toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    let mut code = String::from("// Generated by build.rs from i18n/messages.toml. Do not edit.\n");
+    code.push_str("/// A sentence of the user interface; its text comes from `i18n/messages.toml`.\n");
+    code.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Msg {\n");
+    for key in table.keys() {
+        if !key.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+            fail(format!("{}: message key `{key}` must be snake_case", path.display()));
+        }
+        let _ = writeln!(code, "    {},", camel(key));
+    }
+    code.push_str("}\n\nimpl Msg {\n    /// Every message, in key order.\n    pub const ALL: &'static [Msg] = &[");
+    for key in table.keys() {
+        let _ = write!(code, "Msg::{}, ", camel(key));
+    }
+    code.push_str("];\n\n    /// The key of the message in `i18n/messages.toml`.\n    pub fn key(self) -> &'static str {\n        match self {\n");
+    for key in table.keys() {
+        let _ = writeln!(code, "            Msg::{} => {},", camel(key), lit(key));
+    }
+    code.push_str("        }\n    }\n\n    pub(crate) fn texts(self) -> [&'static str; 2] {\n        match self {\n");
+    for (key, m) in &table {
+        if m.en.trim().is_empty() || m.zh.trim().is_empty() {
+            fail(format!("{}: message `{key}` needs both en and zh", path.display()));
+        }
+        let _ = writeln!(
+            code,
+            "            Msg::{} => [{}, {}],",
+            camel(key),
+            lit(m.en.trim_end_matches('\n')),
+            lit(m.zh.trim_end_matches('\n'))
+        );
+    }
+    code.push_str("        }\n    }\n}\n");
+    code
+}

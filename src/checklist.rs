@@ -1,0 +1,116 @@
+//! The restart-and-isolate checklist, tailored to the cause and to what the input shows.
+
+use crate::i18n::{Lang, Msg};
+use crate::report::{Category, Cause, LaunchBlocking, Stack, Step, Verdict};
+
+/// What the checklist is tailored to.
+pub struct Context<'a> {
+    pub lang: Lang,
+    pub verdict: Verdict,
+    /// True for notebooks and cell lists (cells to rerun), false for plain logs.
+    pub notebook: bool,
+    pub cause: Option<&'a Cause>,
+    pub stack: Option<&'a Stack>,
+    /// The kind of the first CUDA error that is not an assert, if any.
+    pub other: Option<&'a str>,
+    pub echo_count: u64,
+}
+
+/// The cell that makes CUDA errors synchronous.
+pub const LAUNCH_BLOCKING_SNIPPET: &str = "import os\nos.environ[\"CUDA_LAUNCH_BLOCKING\"] = \"1\"  # must run before `import torch`\nimport torch";
+
+/// A generic check when the cause is unknown: label range, NaN and Inf.
+const GENERIC_SNIPPET: &str = "import torch\n\ndef describe(name, t):\n    t = t.detach()\n    print(name, tuple(t.shape), t.dtype, t.device)\n    if t.is_floating_point():\n        print(\"  nan:\", torch.isnan(t).any().item(), \" inf:\", torch.isinf(t).any().item())\n    if t.numel():\n        print(\"  min:\", t.min().item(), \" max:\", t.max().item())\n\n# call it on every input of the failing step, for example:\n# describe(\"inputs\", inputs); describe(\"labels\", labels); describe(\"logits\", logits)";
+
+/// Rerunning the failing step on the CPU, where the same bug raises a readable error.
+const CPU_SNIPPET: &str = "# after a restart: run the failing step once on the CPU\nmodel_cpu = model.to(\"cpu\")\nout = model_cpu(inputs.to(\"cpu\"))\nloss = criterion(out, labels.to(\"cpu\"))  # raises IndexError/ValueError with the bad value";
+
+/// Builds the steps.
+pub fn steps(c: &Context<'_>) -> Vec<Step> {
+    match c.verdict {
+        Verdict::DeviceAssert => assert_steps(c),
+        Verdict::OtherCudaError => other_steps(c),
+        Verdict::Clean => Vec::new(),
+    }
+}
+
+fn step(id: &str, title: String, body: String, code: Option<&str>, done: bool) -> Step {
+    Step { id: id.to_string(), title, body, code: code.map(str::to_string), done }
+}
+
+fn assert_steps(c: &Context<'_>) -> Vec<Step> {
+    let l = c.lang;
+    let mut v = Vec::new();
+    let category = c.cause.map(|c| c.category).unwrap_or(Category::Unknown);
+    v.push(step(
+        "restart",
+        Msg::StepRestartTitle.text(l).into(),
+        if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody }.text(l).into(),
+        None,
+        false,
+    ));
+    let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
+    let lb_body = match lb {
+        LaunchBlocking::Set => Msg::StepLaunchBlockingDone,
+        LaunchBlocking::SetAfterImport | LaunchBlocking::SetAfterCuda | LaunchBlocking::Ignored => Msg::StepLaunchBlockingLate,
+        LaunchBlocking::NotSet => Msg::StepLaunchBlockingBody,
+    };
+    v.push(step(
+        "launch_blocking",
+        Msg::StepLaunchBlockingTitle.text(l).into(),
+        lb_body.text(l).into(),
+        Some(LAUNCH_BLOCKING_SNIPPET),
+        lb == LaunchBlocking::Set,
+    ));
+    v.push(step(
+        "rerun",
+        if c.notebook { Msg::StepRerunCellsTitle } else { Msg::StepRerunScriptTitle }.text(l).into(),
+        Msg::StepRerunBody.text(l).into(),
+        None,
+        false,
+    ));
+    v.push(step(
+        "first_only",
+        Msg::StepFirstOnlyTitle.text(l).into(),
+        Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)]),
+        None,
+        false,
+    ));
+    let (check_title, check_body, snippet) = match c.cause {
+        Some(cause) if cause.snippet.is_some() => (
+            Msg::StepInspectTitle.text(l).to_string(),
+            if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() },
+            cause.snippet.as_deref(),
+        ),
+        _ => (Msg::StepInspectTitle.text(l).to_string(), Msg::StepInspectGenericBody.text(l).to_string(), Some(GENERIC_SNIPPET)),
+    };
+    v.push(step("inspect", check_title, check_body, snippet, false));
+    v.push(step("cpu", Msg::StepCpuTitle.text(l).into(), Msg::StepCpuBody.text(l).into(), Some(CPU_SNIPPET), false));
+    let fix = c.cause.map(|c| c.fix.clone()).filter(|f| !f.is_empty()).unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
+    v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix, None, false));
+    v.push(step("restart_again", Msg::StepRestartAgainTitle.text(l).into(), Msg::StepRestartAgainBody.text(l).into(), None, false));
+    v.push(step("remove_launch_blocking", Msg::StepRemoveLbTitle.text(l).into(), Msg::StepRemoveLbBody.text(l).into(), None, false));
+    v
+}
+
+fn other_steps(c: &Context<'_>) -> Vec<Step> {
+    let l = c.lang;
+    let kind = c.other.unwrap_or("cuda_error");
+    let mut v = vec![step("restart", Msg::StepRestartTitle.text(l).into(), Msg::StepRestartOtherBody.text(l).into(), None, false)];
+    match kind {
+        "out_of_memory" => {
+            v.push(step("reduce_memory", Msg::StepOomTitle.text(l).into(), Msg::StepOomBody.text(l).into(), Some("torch.cuda.empty_cache()\nprint(torch.cuda.memory_summary())"), false));
+        }
+        "no_kernel_image" | "invalid_device_function" => {
+            v.push(step("match_build", Msg::StepNoKernelTitle.text(l).into(), Msg::StepNoKernelBody.text(l).into(), Some("import torch\nprint(torch.__version__, torch.version.cuda)\nprint(torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))\nprint(torch.cuda.get_arch_list())"), false));
+        }
+        "nccl" => {
+            v.push(step("nccl_debug", Msg::StepNcclTitle.text(l).into(), Msg::StepNcclBody.text(l).into(), Some("import os\nos.environ[\"NCCL_DEBUG\"] = \"INFO\""), false));
+        }
+        _ => {
+            v.push(step("launch_blocking", Msg::StepLaunchBlockingTitle.text(l).into(), Msg::StepLaunchBlockingOtherBody.text(l).into(), Some(LAUNCH_BLOCKING_SNIPPET), false));
+            v.push(step("rerun", if c.notebook { Msg::StepRerunCellsTitle } else { Msg::StepRerunScriptTitle }.text(l).into(), Msg::StepRerunBody.text(l).into(), None, false));
+        }
+    }
+    v
+}

@@ -1,0 +1,526 @@
+//! From facts to conclusions: which assert came first, which errors are its echoes, whether
+//! the traceback can be trusted, what caused it, and what to do.
+
+use crate::checklist;
+use crate::i18n::{Lang, Msg};
+use crate::report::*;
+use crate::rules::{ruleset, Decision, Input};
+use crate::scan::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
+use crate::scan::kernel::basename;
+use crate::scan::patterns::patterns;
+use crate::scan::traceback::{is_library, library_name};
+
+/// Reports listing more echoes than this keep only the first ones (and the count).
+pub const MAX_ECHOES: usize = 1000;
+
+/// The id of the rule used when a device-side assert shows no evidence of its cause.
+pub const NO_EVIDENCE_RULE: &str = "no-evidence";
+
+/// Draws the report from what the scan found.
+pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
+    let rs = ruleset();
+    let first_kernel = facts.first_kernel().cloned();
+    let first_kernel_agg = first_kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
+    let device_hosts: Vec<&HostHit> = facts.host.iter().filter(|h| h.kind == HostKind::DeviceAssert).collect();
+    let first_host = device_hosts.first().copied();
+
+    let verdict = if first_kernel.is_some() || first_host.is_some() {
+        Verdict::DeviceAssert
+    } else if facts.host.iter().any(|h| matches!(h.kind, HostKind::Other(_))) {
+        Verdict::OtherCudaError
+    } else {
+        Verdict::Clean
+    };
+
+    let first_assert = match (&first_kernel, first_host) {
+        (Some(k), _) => Some(kernel_first_assert(k, first_kernel_agg, &facts)),
+        (None, Some(h)) => Some(FirstAssert {
+            text: h.quote.text.clone(),
+            text_truncated: h.quote.truncated,
+            at: h.loc.at,
+            end_line: None,
+            kind: AssertKind::HostError,
+            dialect: h.dialect.to_string(),
+            site: None,
+            repeats: None,
+            context: context_lines(&facts.host_context),
+        }),
+        (None, None) => None,
+    };
+    let first_loc: Option<Loc> = match (&first_kernel, first_host) {
+        (Some(k), _) => Some(k.loc),
+        (None, Some(h)) => Some(h.loc),
+        _ => None,
+    };
+    // The first moment the assert shows anywhere, kernel line or host line.
+    let first_device_order = [first_kernel.as_ref().map(|k| k.loc.order), first_host.map(|h| h.loc.order)]
+        .into_iter()
+        .flatten()
+        .min();
+
+    // Where Python raised it, and the traceback above.
+    let raised = first_host;
+    let raised_tb: Option<&Traceback> = device_hosts
+        .iter()
+        .find_map(|h| h.traceback)
+        .and_then(|i| facts.tracebacks.get(i));
+    let raised_at = raised.map(|h| raised_at(h, raised_tb));
+
+    // Echoes and unrelated errors.
+    let mut echoes = Vec::new();
+    let mut echo_count = 0u64;
+    let mut other_errors = Vec::new();
+    for h in &facts.host {
+        if first_kernel.is_none() && first_host.is_some_and(|f| std::ptr::eq(f, h)) {
+            continue;
+        }
+        let same_cell = first_loc.is_some_and(|f| f.at.cell.is_some() && f.at.cell == h.loc.at.cell);
+        let is_echo = match first_device_order {
+            Some(o) => h.kind == HostKind::DeviceAssert || h.loc.order > o || same_cell,
+            None => false,
+        };
+        if is_echo {
+            echo_count += 1;
+            if echoes.len() < MAX_ECHOES {
+                echoes.push(Echo {
+                    text: h.quote.text.clone(),
+                    at: h.loc.at,
+                    kind: kind_id(h.kind).to_string(),
+                    exception: h.exception.clone(),
+                });
+            }
+        } else if let HostKind::Other(k) = h.kind {
+            if other_errors.len() < MAX_ECHOES {
+                other_errors.push(OtherError {
+                    kind: k.to_string(),
+                    text: h.quote.text.clone(),
+                    at: h.loc.at,
+                    exception: h.exception.clone(),
+                    explanation: other_explanation(k).text(lang).to_string(),
+                });
+            }
+        }
+    }
+    // Echoes the scan only counted (beyond its storage limit) are echoes too.
+    if first_device_order.is_some() {
+        echo_count += facts.host_total.saturating_sub(facts.host.len() as u64);
+    }
+
+    // Can the traceback be trusted?
+    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, first_loc, raised_at.as_ref(), lang));
+
+    // The cause.
+    let cause = (verdict == Verdict::DeviceAssert).then(|| {
+        let input = rule_input(&facts, first_kernel.as_ref(), raised_tb, raised, stack.as_ref());
+        let decision = rs.decide(&input).unwrap_or_else(|| Decision {
+            rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),
+            confidence: 0.0,
+            evidence: Vec::new(),
+        });
+        cause_from(decision, first_kernel.as_ref(), lang)
+    });
+
+    let kernel_sites = facts
+        .sites
+        .iter()
+        .map(|s| {
+            let m = rs.site_rule(&s.first.site, s.first.function_short.as_deref());
+            KernelSiteCount {
+                site: s.first.site.clone(),
+                count: s.count,
+                first: s.first.loc.at,
+                rule: m.map(|m| rs.rules[m.rule].id.to_string()),
+                category: m.map(|m| rs.rules[m.rule].category),
+            }
+        })
+        .collect::<Vec<_>>();
+
+    let notebook = format != "text";
+    let ctx = checklist::Context {
+        lang,
+        verdict,
+        notebook,
+        cause: cause.as_ref(),
+        stack: stack.as_ref(),
+        other: other_errors.first().map(|o| o.kind.as_str()),
+        echo_count,
+    };
+    let checklist = checklist::steps(&ctx);
+    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
+    let headline = headline(verdict, first_kernel.as_ref(), first_host, cause.as_ref(), other_errors.first(), lang);
+
+    Report {
+        schema: SCHEMA,
+        tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
+        lang,
+        input: InputSummary {
+            format: format.to_string(),
+            bytes: facts.stats.bytes,
+            lines: facts.stats.lines,
+            cells: facts.cell_count,
+            lossy_utf8: facts.stats.lossy_utf8,
+            nul_bytes: facts.stats.nul_bytes,
+            long_lines: facts.stats.long_lines,
+        },
+        verdict,
+        headline,
+        first_assert,
+        kernel_sites,
+        raised_at,
+        cause,
+        echoes,
+        echo_count,
+        stack,
+        other_errors,
+        checklist,
+        notes,
+    }
+}
+
+fn kernel_first_assert(k: &KernelHit, agg: Option<&SiteAgg>, facts: &Facts) -> FirstAssert {
+    FirstAssert {
+        text: k.quote.text.clone(),
+        text_truncated: k.quote.truncated,
+        at: k.loc.at,
+        end_line: k.end_line,
+        kind: if k.dialect == "dsa" { AssertKind::DsaReport } else { AssertKind::KernelAssert },
+        dialect: k.dialect.to_string(),
+        site: Some(k.site.clone()),
+        repeats: agg.map(|a| Repeats {
+            count: a.count,
+            blocks: a.blocks.len() as u64,
+            threads: a.threads.len() as u64,
+            block_range: a.block_range,
+            thread_range: a.thread_range,
+            last_line: a.last_line,
+        }),
+        context: context_lines(&facts.kernel_context),
+    }
+}
+
+fn context_lines(v: &[(u64, String)]) -> Vec<ContextLine> {
+    v.iter().map(|(line, text)| ContextLine { line: *line, text: text.clone() }).collect()
+}
+
+fn kind_id(k: HostKind) -> &'static str {
+    match k {
+        HostKind::DeviceAssert => "device_assert",
+        HostKind::Other(o) => o,
+    }
+}
+
+fn frame(f: &TbFrame) -> Frame {
+    let user = !f.path.is_empty() && !is_library(&f.path);
+    Frame {
+        file: f.path.clone(),
+        line: f.line,
+        function: f.func.clone(),
+        code: f.code.clone(),
+        user,
+        library: if user { None } else { library_name(&f.path) },
+    }
+}
+
+fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
+    let frames: Vec<Frame> = tb.map(|t| t.frames.iter().filter(|f| !f.path.is_empty() || f.code.is_some()).map(frame).collect()).unwrap_or_default();
+    let user_frame = frames.iter().rev().find(|f| f.user).cloned();
+    let op_frame = frames.last().cloned();
+    let frames = if frames.len() > 64 { frames[frames.len() - 64..].to_vec() } else { frames };
+    RaisedAt {
+        text: h.quote.text.clone(),
+        at: h.loc.at,
+        exception: h.exception.clone(),
+        user_frame,
+        op_frame,
+        frames,
+    }
+}
+
+/// The code line the user sees blamed, if it only moves, reads or prints data.
+fn innocent_op(r: &RaisedAt) -> Option<String> {
+    let rs = ruleset();
+    let p = patterns();
+    let candidates = [r.user_frame.as_ref(), r.op_frame.as_ref()];
+    for f in candidates.into_iter().flatten() {
+        if let Some(code) = &f.code {
+            if p.innocent.is_match(code) && !rs.names_asserting_op(code) {
+                return Some(code.trim().to_string());
+            }
+            // The deepest user line names an op that can assert: not innocent.
+            if rs.names_asserting_op(code) {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>, lang: Lang) -> Stack {
+    let async_note = !facts.async_notes.is_empty();
+    let (launch_blocking, at) = launch_blocking(facts, first, async_note);
+    let innocent = raised.and_then(innocent_op);
+    let has_frames = raised.is_some_and(|r| !r.frames.is_empty());
+    let trustworthy = launch_blocking == LaunchBlocking::Set && !async_note && innocent.is_none() && has_frames;
+    let explanation = if trustworthy {
+        Msg::StackTrusted.text(lang).to_string()
+    } else {
+        let mut parts = Vec::new();
+        match launch_blocking {
+            LaunchBlocking::SetAfterImport => parts.push(Msg::StackSetAfterImport.text(lang).to_string()),
+            LaunchBlocking::SetAfterCuda => parts.push(Msg::StackSetAfterCuda.text(lang).to_string()),
+            LaunchBlocking::Ignored => parts.push(Msg::StackIgnored.text(lang).to_string()),
+            _ => {}
+        }
+        if let Some(op) = &innocent {
+            parts.push(Msg::StackInnocent.fill(lang, &[("op", op)]));
+        } else if async_note {
+            parts.push(Msg::StackAsync.text(lang).to_string());
+        } else if !has_frames {
+            parts.push(Msg::StackNoTraceback.text(lang).to_string());
+        } else {
+            parts.push(Msg::StackUnsure.text(lang).to_string());
+        }
+        parts.join(" ")
+    };
+    Stack { trustworthy, async_note, launch_blocking, launch_blocking_at: at, innocent_op: innocent, explanation }
+}
+
+/// What is known about `CUDA_LAUNCH_BLOCKING` before the first assert.
+fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (LaunchBlocking, Option<Location>) {
+    let p = patterns();
+    let first_order = first.map_or(u64::MAX, |l| l.order);
+    // Notebook cells, in run order: where it was set, where torch was imported, where CUDA
+    // was first used.
+    let mut cells: Vec<_> = facts.cells.iter().filter(|c| c.execution_count.is_some()).collect();
+    cells.sort_by_key(|c| c.order);
+    let first_cell_exec = first.and_then(|l| l.at.execution_count);
+    let mut set_at: Option<(usize, usize, Location)> = None;
+    let mut import_at: Option<(usize, usize)> = None;
+    let mut cuda_at: Option<(usize, usize)> = None;
+    for (ci, c) in cells.iter().enumerate() {
+        if first_cell_exec.is_some_and(|e| c.execution_count.is_some_and(|x| x > e)) {
+            break;
+        }
+        for (li, line) in c.source.lines().enumerate() {
+            let code = line.split('#').next().unwrap_or("");
+            if set_at.is_none() && p.sets_launch_blocking(line) {
+                set_at = Some((ci, li, Location { line: li as u64 + 1, cell: Some(c.index), output: None, execution_count: c.execution_count }));
+            }
+            if import_at.is_none() && p.imports_torch.is_match(code) {
+                import_at = Some((ci, li));
+            }
+            if cuda_at.is_none() && p.uses_cuda.is_match(code) {
+                cuda_at = Some((ci, li));
+            }
+        }
+    }
+    if let Some((ci, li, at)) = set_at {
+        let state = if async_note {
+            LaunchBlocking::Ignored
+        } else if cuda_at.is_some_and(|c| c < (ci, li)) {
+            LaunchBlocking::SetAfterCuda
+        } else if import_at.is_some_and(|i| i < (ci, li)) {
+            LaunchBlocking::SetAfterImport
+        } else {
+            LaunchBlocking::Set
+        };
+        // An async note proves PyTorch did not see it; the cell order says why.
+        let state = match (state, async_note) {
+            (LaunchBlocking::Ignored, true) if cuda_at.is_some_and(|c| c < (ci, li)) => LaunchBlocking::SetAfterCuda,
+            (LaunchBlocking::Ignored, true) if import_at.is_some_and(|i| i < (ci, li)) => LaunchBlocking::SetAfterImport,
+            (s, _) => s,
+        };
+        return (state, Some(at));
+    }
+    if let Some(m) = facts.launch_blocking.iter().find(|m| m.loc.order < first_order) {
+        let state = if async_note { LaunchBlocking::Ignored } else { LaunchBlocking::Set };
+        return (state, Some(m.loc.at));
+    }
+    (LaunchBlocking::NotSet, None)
+}
+
+fn rule_input<'a>(
+    facts: &'a Facts,
+    kernel: Option<&'a KernelHit>,
+    tb: Option<&'a Traceback>,
+    raised: Option<&'a HostHit>,
+    stack: Option<&Stack>,
+) -> Input<'a> {
+    let mut input = Input {
+        site: kernel.map(|k| (&k.site, k.function_short.as_deref(), k.loc)),
+        messages: &facts.messages,
+        trusted_trace: stack.is_some_and(|s| s.trustworthy),
+        ..Input::default()
+    };
+    if let Some(tb) = tb {
+        input.frames = tb.frames.iter().rev().filter(|f| !f.func.is_empty()).collect();
+        for f in tb.frames.iter().rev() {
+            if let Some(c) = &f.code {
+                input.code.push((c.as_str(), f.loc, 1.0));
+            }
+            for c in &f.context {
+                input.code.push((c.as_str(), f.loc, 0.8));
+            }
+        }
+        if let Some(op) = tb.frames.last().and_then(|f| f.code.as_deref().map(|c| (c, f.loc))) {
+            input.raised = Some(op);
+        }
+    }
+    // The source of the cell that raised the error.
+    if let Some(cell) = raised.and_then(|h| h.loc.at.cell) {
+        if let Some(src) = facts.cells.iter().find(|c| c.index == cell) {
+            for (i, line) in src.source.lines().enumerate() {
+                let t = line.trim();
+                if t.is_empty() || t.starts_with('#') {
+                    continue;
+                }
+                let loc = Loc { order: 0, at: Location { line: i as u64 + 1, cell: Some(cell), output: None, execution_count: src.execution_count } };
+                input.code.push((line, loc, 0.7));
+            }
+        }
+    }
+    input
+}
+
+fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
+    let rs = ruleset();
+    let r = &rs.rules[d.rule];
+    let t = match lang {
+        Lang::En => &r.en,
+        Lang::Zh => &r.zh,
+    };
+    // The op behind the exact site, when the rule lists one.
+    let mut ops: Vec<String> = Vec::new();
+    if let Some(k) = kernel {
+        let file = basename(&k.site.file);
+        if let Some(op) = r
+            .sites
+            .iter()
+            .find(|s| s.file.eq_ignore_ascii_case(file) && s.condition.is_some() && s.condition.map(crate::rules::condition_key) == k.site.condition.as_deref().map(crate::rules::condition_key))
+            .and_then(|s| s.op)
+        {
+            ops.push(op.to_string());
+        }
+    }
+    for o in r.ops {
+        if !ops.iter().any(|x| x == o) {
+            ops.push(o.to_string());
+        }
+    }
+    Cause {
+        category: r.category,
+        rule: r.id.to_string(),
+        confidence: (d.confidence * 100.0).round() / 100.0,
+        title: t.title.to_string(),
+        summary: t.summary.to_string(),
+        why: t.why.to_string(),
+        fix: t.fix.to_string(),
+        check: t.check.to_string(),
+        snippet: r.snippet.map(str::to_string),
+        ops,
+        evidence: d.evidence,
+    }
+}
+
+fn other_explanation(kind: &str) -> Msg {
+    match kind {
+        "out_of_memory" => Msg::OtherOutOfMemory,
+        "illegal_address" => Msg::OtherIllegalAddress,
+        "no_kernel_image" | "invalid_device_function" => Msg::OtherNoKernelImage,
+        "misaligned_address" | "illegal_instruction" | "launch_failure" => Msg::OtherLaunchFailure,
+        "cublas" | "cusolver" | "cusparse" => Msg::OtherCublas,
+        "cudnn" => Msg::OtherCudnn,
+        "nccl" => Msg::OtherNccl,
+        "invalid_device_ordinal" | "no_device" => Msg::OtherNoDevice,
+        "driver_too_old" => Msg::OtherDriver,
+        _ => Msg::OtherGeneric,
+    }
+}
+
+fn site_label(k: &KernelHit) -> String {
+    let mut s = basename(&k.site.file).to_string();
+    if let Some(l) = k.site.line {
+        s.push_str(&format!(":{l}"));
+    }
+    if let Some(f) = &k.function_short {
+        s.push_str(&format!(" ({f})"));
+    }
+    s
+}
+
+fn headline(verdict: Verdict, kernel: Option<&KernelHit>, host: Option<&HostHit>, cause: Option<&Cause>, other: Option<&OtherError>, lang: Lang) -> String {
+    match verdict {
+        Verdict::DeviceAssert => {
+            let title = cause.map(|c| c.title.as_str()).unwrap_or("");
+            match (kernel, host) {
+                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("line", &k.loc.at.line), ("cause", &title)]),
+                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("line", &h.loc.at.line), ("cause", &title)]),
+                _ => String::new(),
+            }
+        }
+        Verdict::OtherCudaError => {
+            let o = other.expect("an other error");
+            let error = crate::scan::normalize::clip(&o.text, 160);
+            Msg::HeadlineOther.fill(lang, &[("error", &error), ("line", &o.at.line)])
+        }
+        Verdict::Clean => Msg::HeadlineClean.text(lang).to_string(),
+    }
+}
+
+fn notes(
+    facts: &Facts,
+    verdict: Verdict,
+    kernel: Option<&KernelHit>,
+    host: Option<&HostHit>,
+    raised: Option<&RaisedAt>,
+    echo_count: u64,
+    lang: Lang,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let mut add = |id: &str, text: String| notes.push(Note { id: id.to_string(), text });
+    if facts.stats.bytes == 0 {
+        add("empty_input", Msg::NoteEmpty.text(lang).to_string());
+    }
+    if verdict == Verdict::DeviceAssert && kernel.is_none() {
+        let hip = host.is_some_and(|h| h.dialect == "hip_error");
+        add("kernel_lines_missing", if hip { Msg::NoteKernelMissingRocm } else { Msg::NoteKernelMissing }.text(lang).to_string());
+    }
+    if verdict == Verdict::DeviceAssert && facts.dsa_hint && !facts.dsa_report {
+        add("dsa_needs_source_build", Msg::NoteDsa.text(lang).to_string());
+    }
+    if facts.sites.len() > 1 {
+        add("several_sites", Msg::NoteSeveralSites.fill(lang, &[("n", &facts.sites.len())]));
+    }
+    if verdict == Verdict::DeviceAssert && echo_count > 1 {
+        let cells: std::collections::BTreeSet<u32> = facts.host.iter().filter_map(|h| h.loc.at.cell).collect();
+        if cells.len() > 1 {
+            add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &cells.len())]));
+        }
+    }
+    if let (Some(k), Some(h)) = (kernel, host) {
+        if k.loc.order > h.loc.order && raised.is_some_and(|r| !r.frames.is_empty()) {
+            add("kernel_after_traceback", Msg::NoteKernelAfterTraceback.text(lang).to_string());
+        }
+    }
+    if verdict == Verdict::Clean {
+        if let Some((name, msg, loc)) = &facts.last_exception {
+            let cpu = patterns().cpu_twin.is_match(msg) || patterns().cpu_twin.is_match(name);
+            let text = if cpu {
+                Msg::NoteCpuTwin.fill(lang, &[("error", &format!("{name}: {msg}")), ("line", &loc.at.line)])
+            } else {
+                Msg::NotePythonError.fill(lang, &[("error", &format!("{name}: {msg}")), ("line", &loc.at.line)])
+            };
+            add(if cpu { "cpu_twin" } else { "python_error" }, text);
+        }
+    }
+    if facts.stats.lossy_utf8 {
+        add("lossy_utf8", Msg::NoteLossyUtf8.text(lang).to_string());
+    }
+    if facts.stats.nul_bytes > 0 {
+        add("nul_bytes", Msg::NoteNulBytes.fill(lang, &[("n", &facts.stats.nul_bytes)]));
+    }
+    if facts.stats.long_lines > 0 {
+        add("long_lines", Msg::NoteLongLines.fill(lang, &[("n", &facts.stats.long_lines)]));
+    }
+    notes
+}

@@ -1,0 +1,143 @@
+//! The message catalogue: every sentence a user reads, in English and Simplified Chinese.
+//!
+//! The texts live in `i18n/messages.toml`; `build.rs` turns each key into a [`Msg`] variant, so
+//! a missing or misspelt key is a compile error. Rule texts (title, summary, why, fix) live in
+//! the rule files instead, next to the patterns they explain.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+
+include!(concat!(env!("OUT_DIR"), "/messages.rs"));
+
+/// A language the interface speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Lang {
+    /// Every supported language.
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
+
+    /// Picks a language from a tag such as `zh-CN`, `zh_CN.UTF-8`, `en-US` or `zh`.
+    ///
+    /// Returns `None` for languages the interface does not speak.
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let t = tag.trim().to_ascii_lowercase();
+        let primary = t.split(['-', '_', '.', '@']).next().unwrap_or("");
+        match primary {
+            "zh" | "cmn" => Some(Lang::Zh),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// The short code used in reports and on the command line.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Lang::En => 0,
+            Lang::Zh => 1,
+        }
+    }
+}
+
+impl Msg {
+    /// Returns the message in `lang`, with its `{placeholders}` left as they are.
+    pub fn text(self, lang: Lang) -> &'static str {
+        self.texts()[lang.index()]
+    }
+
+    /// Returns the message in `lang` with each `{name}` replaced by its value.
+    ///
+    /// Placeholders without a value stay visible, so a forgotten argument shows up in tests
+    /// instead of silently disappearing.
+    pub fn fill(self, lang: Lang, args: &[(&str, &dyn Display)]) -> String {
+        fill(self.text(lang), args)
+    }
+}
+
+/// Replaces each `{name}` in `template` with its value from `args`.
+pub(crate) fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if after[..close].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                let name = &after[..close];
+                match args.iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => out.push_str(&v.to_string()),
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_pick_languages() {
+        assert_eq!(Lang::from_tag("zh-CN"), Some(Lang::Zh));
+        assert_eq!(Lang::from_tag("zh_TW.UTF-8"), Some(Lang::Zh));
+        assert_eq!(Lang::from_tag("en-GB"), Some(Lang::En));
+        assert_eq!(Lang::from_tag("C.UTF-8"), None);
+        assert_eq!(Lang::from_tag(""), None);
+    }
+
+    #[test]
+    fn fill_replaces_named_values_and_keeps_unknown_ones() {
+        let n = 3;
+        assert_eq!(fill("{n} lines, {m} left", &[("n", &n)]), "3 lines, {m} left");
+        assert_eq!(fill("set {a} and {", &[("a", &"x")]), "set x and {");
+        assert_eq!(fill("json {\"k\": 1}", &[]), "json {\"k\": 1}");
+    }
+
+    #[test]
+    fn every_message_has_both_languages_and_the_same_placeholders() {
+        for m in Msg::ALL {
+            let en = m.text(Lang::En);
+            let zh = m.text(Lang::Zh);
+            assert!(!en.trim().is_empty() && !zh.trim().is_empty(), "{}", m.key());
+            assert_eq!(placeholders(en), placeholders(zh), "placeholders differ in `{}`", m.key());
+        }
+    }
+
+    fn placeholders(s: &str) -> Vec<String> {
+        let mut v: Vec<String> = s
+            .split('{')
+            .skip(1)
+            .filter_map(|p| p.split_once('}').map(|(n, _)| n.to_string()))
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}

@@ -1,0 +1,332 @@
+//! Reading inputs: plain text, Jupyter notebooks (nbformat 4) and the cell-list shape that the
+//! page adapters send.
+//!
+//! # The cell-list shape
+//!
+//! ```json
+//! {
+//!   "cells": [
+//!     { "index": 4, "execution_count": 7, "cell_type": "code", "source": "loss = ...",
+//!       "outputs": [
+//!         { "kind": "stream", "name": "stderr", "text": "../aten/src/...Assertion ..." },
+//!         { "kind": "error", "ename": "RuntimeError", "evalue": "CUDA error: ...",
+//!           "traceback": ["\u001b[0;31m---...", "RuntimeError: CUDA error: ..."] },
+//!         { "kind": "text", "text": "tensor([1, 2])" }
+//!       ] }
+//!   ]
+//! }
+//! ```
+//!
+//! A top-level array of cells is accepted too. `index` is the cell's place in the notebook
+//! (markdown cells count); it defaults to the position in the list. `kind` may also be spelled
+//! as nbformat's `output_type` (`stream`, `error`, `execute_result`, `display_data`), so a
+//! notebook's `cells` array is itself a valid cell list.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// Why an input could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputError {
+    /// The notebook or cell list is not valid JSON, or not shaped like one.
+    Notebook(String),
+    /// The input is a binary file (an archive, an image, ...), not text.
+    Binary(&'static str),
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Notebook(m) => write!(f, "cannot read the notebook: {m}"),
+            InputError::Binary(kind) => write!(f, "this is a binary file ({kind}), not a log or a notebook"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A notebook cell with its outputs, in the engine's own shape.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    /// 0-based place in the notebook (markdown cells count).
+    pub index: u32,
+    /// The execution count, when the cell ran.
+    pub execution_count: Option<i64>,
+    /// `code`, `markdown` or `raw`.
+    pub cell_type: String,
+    /// The cell's source.
+    pub source: String,
+    /// The outputs, in order.
+    pub outputs: Vec<Output>,
+}
+
+/// One output of a cell.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Output {
+    /// `stream`, `error` or `text` (an `execute_result` or `display_data` as plain text).
+    pub kind: String,
+    /// `stdout` or `stderr` for streams.
+    pub name: Option<String>,
+    /// The text, with a traceback's lines joined by newlines.
+    pub text: String,
+}
+
+/// A parsed notebook or cell list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notebook {
+    /// `notebook` for nbformat files, `cells` for the cell-list shape.
+    pub format: &'static str,
+    pub cells: Vec<Cell>,
+}
+
+/// Guesses whether bytes are a notebook or a cell list (JSON with cells) rather than a log.
+pub fn looks_like_notebook(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let t = head.iter().position(|b| !b.is_ascii_whitespace()).map(|i| &head[i..]).unwrap_or(&[]);
+    match t.first() {
+        Some(b'{') => memchr::memmem::find(head, b"\"cells\"").is_some() || memchr::memmem::find(head, b"\"nbformat\"").is_some(),
+        Some(b'[') => memchr::memmem::find(head, b"\"outputs\"").is_some(),
+        _ => false,
+    }
+}
+
+/// Names the kind of binary file `bytes` starts with, if it is one.
+pub fn sniff_binary(bytes: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x1f\x8b", "gzip archive; decompress it first"),
+        (b"PK\x03\x04", "zip archive; unpack it first"),
+        (b"BZh", "bzip2 archive; decompress it first"),
+        (b"\xfd7zXZ\x00", "xz archive; decompress it first"),
+        (b"\x28\xb5\x2f\xfd", "zstd archive; decompress it first"),
+        (b"7z\xbc\xaf\x27\x1c", "7z archive; unpack it first"),
+        (b"\x89PNG", "PNG image"),
+        (b"\xff\xd8\xff", "JPEG image"),
+        (b"GIF8", "GIF image"),
+        (b"%PDF", "PDF document"),
+        (b"\x7fELF", "executable"),
+        (b"SQLite format 3", "SQLite database"),
+    ];
+    if let Some((_, k)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some(k);
+    }
+    if utf16_order(bytes).is_some() {
+        return None;
+    }
+    let head = &bytes[..bytes.len().min(65536)];
+    if head.len() < 16 {
+        return None;
+    }
+    let control = head.iter().filter(|&&b| b < 0x09 || (0x0e..0x20).contains(&b) && b != 0x1b).count();
+    (control * 10 > head.len() * 3).then_some("unknown binary data")
+}
+
+/// `Some(true)` for UTF-16 little-endian text, `Some(false)` for big-endian, by BOM or by the
+/// pattern of zero bytes that ASCII text has in UTF-16 (PowerShell 5 writes logs that way).
+pub fn utf16_order(bytes: &[u8]) -> Option<bool> {
+    if bytes.starts_with(b"\xff\xfe") {
+        return Some(true);
+    }
+    if bytes.starts_with(b"\xfe\xff") {
+        return Some(false);
+    }
+    let head = &bytes[..bytes.len().min(1024) & !1];
+    if head.len() < 32 {
+        return None;
+    }
+    let pairs = head.len() / 2;
+    let odd_zero = head.chunks(2).filter(|p| p[1] == 0 && p[0] != 0).count();
+    let even_zero = head.chunks(2).filter(|p| p[0] == 0 && p[1] != 0).count();
+    if odd_zero * 10 > pairs * 7 {
+        Some(true)
+    } else if even_zero * 10 > pairs * 7 {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Decodes UTF-16 text (lossily).
+pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
+    let body = bytes.strip_prefix(if little_endian { b"\xff\xfe" } else { b"\xfe\xff" }).unwrap_or(bytes);
+    let units = body.chunks_exact(2).map(|p| if little_endian { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
+    char::decode_utf16(units).map(|r| r.unwrap_or('\u{fffd}')).collect()
+}
+
+/// Parses an nbformat 4 notebook, a `{"cells": [...]}` cell list or a bare array of cells.
+pub fn parse_notebook(json: &str) -> Result<Notebook, InputError> {
+    let json = json.strip_prefix('\u{feff}').unwrap_or(json);
+    let v: Value = serde_json::from_str(json).map_err(|e| {
+        let what = if e.is_eof() { "it is truncated (the JSON ends early)" } else { "it is not valid JSON" };
+        InputError::Notebook(format!("{what}: {e}"))
+    })?;
+    parse_value(&v)
+}
+
+/// Parses a notebook or cell list that is already a JSON value.
+pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
+    let bad = |m: String| InputError::Notebook(m);
+    let (format, cells) = match v {
+        Value::Array(cells) => ("cells", cells),
+        Value::Object(o) => {
+            if o.contains_key("worksheets") {
+                return Err(bad("this is an nbformat 3 notebook; open it in Jupyter and save it again to upgrade it to version 4".into()));
+            }
+            let format = if o.contains_key("nbformat") { "notebook" } else { "cells" };
+            if let Some(n) = o.get("nbformat").and_then(Value::as_u64) {
+                if n < 4 {
+                    return Err(bad(format!("nbformat {n} is not supported; open it in Jupyter and save it again to upgrade it to version 4")));
+                }
+            }
+            match o.get("cells") {
+                Some(Value::Array(c)) => (format, c),
+                Some(_) => return Err(bad("`cells` is not a list".into())),
+                None => return Err(bad("there is no `cells` list".into())),
+            }
+        }
+        _ => return Err(bad("the top level is neither an object with `cells` nor a list of cells".into())),
+    };
+    let mut out = Vec::with_capacity(cells.len());
+    for (pos, c) in cells.iter().enumerate() {
+        let o = c.as_object().ok_or_else(|| bad(format!("cell {pos} is not an object")))?;
+        let index = match o.get("index") {
+            None | Some(Value::Null) => pos as u32,
+            Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| bad(format!("cell {pos}: `index` is not a cell number")))?,
+        };
+        let execution_count = match o.get("execution_count") {
+            None | Some(Value::Null) => None,
+            Some(n) => Some(n.as_i64().ok_or_else(|| bad(format!("cell {pos}: `execution_count` is not a number")))?),
+        };
+        let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
+        let source = multiline(o.get("source")).ok_or_else(|| bad(format!("cell {pos}: `source` is not text")))?;
+        let mut outputs = Vec::new();
+        match o.get("outputs") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(list)) => {
+                for (oi, out) in list.iter().enumerate() {
+                    if let Some(x) = output(out).map_err(|m| bad(format!("cell {pos}, output {oi}: {m}")))? {
+                        outputs.push(x);
+                    }
+                }
+            }
+            Some(_) => return Err(bad(format!("cell {pos}: `outputs` is not a list"))),
+        }
+        out.push(Cell { index, execution_count, cell_type, source, outputs });
+    }
+    Ok(Notebook { format, cells: out })
+}
+
+/// nbformat keeps multi-line strings either whole or as a list of lines.
+fn multiline(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => Some(String::new()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Array(a)) => {
+            let mut s = String::new();
+            for p in a {
+                s.push_str(p.as_str()?);
+            }
+            Some(s)
+        }
+        Some(_) => None,
+    }
+}
+
+fn output(v: &Value) -> Result<Option<Output>, String> {
+    let o = v.as_object().ok_or("it is not an object")?;
+    let kind = o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or("it has no `kind` (or `output_type`)")?;
+    let text_of = |k: &str| multiline(o.get(k)).ok_or_else(|| format!("`{k}` is not text"));
+    let out = match kind {
+        "stream" => Output {
+            kind: "stream".into(),
+            name: o.get("name").and_then(Value::as_str).map(str::to_string),
+            text: text_of("text")?,
+        },
+        "error" => {
+            let tb: Vec<String> = match o.get("traceback") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a.iter().map(|l| l.as_str().map(str::to_string).ok_or("`traceback` holds something that is not text")).collect::<Result<_, _>>()?,
+                Some(_) => return Err("`traceback` is not a list".into()),
+            };
+            let text = if tb.is_empty() {
+                let ename = o.get("ename").and_then(Value::as_str).unwrap_or("Error");
+                let evalue = o.get("evalue").and_then(Value::as_str).unwrap_or("");
+                format!("{ename}: {evalue}")
+            } else {
+                tb.join("\n")
+            };
+            Output { kind: "error".into(), name: None, text }
+        }
+        "execute_result" | "display_data" | "text" | "pyout" => {
+            let text = match o.get("data").and_then(|d| d.get("text/plain")) {
+                Some(t) => multiline(Some(t)).ok_or("`text/plain` is not text")?,
+                None => text_of("text")?,
+            };
+            Output { kind: "text".into(), name: None, text }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nbformat_outputs() {
+        let nb = parse_notebook(
+            r##"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+              {"cell_type": "markdown", "source": ["# title"], "metadata": {}},
+              {"cell_type": "code", "execution_count": 3, "source": ["import torch\n", "x = 1"], "metadata": {}, "outputs": [
+                {"output_type": "stream", "name": "stderr", "text": ["a\n", "b\n"]},
+                {"output_type": "error", "ename": "RuntimeError", "evalue": "boom", "traceback": ["line1", "line2"]},
+                {"output_type": "execute_result", "execution_count": 3, "data": {"text/plain": ["42"]}, "metadata": {}},
+                {"output_type": "display_data", "data": {"image/png": "iVBOR"}, "metadata": {}}
+              ]}]}"##,
+        )
+        .unwrap();
+        assert_eq!(nb.format, "notebook");
+        assert_eq!(nb.cells.len(), 2);
+        let c = &nb.cells[1];
+        assert_eq!((c.index, c.execution_count), (1, Some(3)));
+        assert_eq!(c.source, "import torch\nx = 1");
+        let texts: Vec<&str> = c.outputs.iter().map(|o| o.text.as_str()).collect();
+        assert_eq!(texts, ["a\nb\n", "line1\nline2", "42", ""]);
+    }
+
+    #[test]
+    fn cell_lists() {
+        let nb = parse_notebook(r#"[{"index": 5, "outputs": [{"kind": "error", "ename": "E", "evalue": "v"}]}]"#).unwrap();
+        assert_eq!(nb.format, "cells");
+        assert_eq!(nb.cells[0].index, 5);
+        assert_eq!(nb.cells[0].outputs[0].text, "E: v");
+    }
+
+    #[test]
+    fn clear_errors() {
+        let e = parse_notebook(r#"{"cells": [{"outputs": [{"output_type": "stream", "text": "x"#).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        let e = parse_notebook(r#"{"cells": 3}"#).unwrap_err();
+        assert!(e.to_string().contains("`cells` is not a list"), "{e}");
+        let e = parse_notebook(r#"{"cells": [{"outputs": [{"text": "x"}]}]}"#).unwrap_err();
+        assert!(e.to_string().contains("cell 0, output 0"), "{e}");
+        let e = parse_notebook(r#"{"nbformat": 3, "worksheets": []}"#).unwrap_err();
+        assert!(e.to_string().contains("nbformat 3"), "{e}");
+    }
+
+    #[test]
+    fn sniffing() {
+        assert!(looks_like_notebook(b"\n {\"cells\": []}"));
+        assert!(looks_like_notebook(br#"[{"index": 0, "outputs": []}]"#));
+        assert!(!looks_like_notebook(b"{'epoch': 1, 'loss': 0.3}"));
+        assert_eq!(sniff_binary(b"\x1f\x8b\x08\x00rest"), Some("gzip archive; decompress it first"));
+        assert_eq!(sniff_binary(&[0u8; 100]), Some("unknown binary data"));
+        assert_eq!(sniff_binary(b"plain text log with a few words in it\n"), None);
+        let utf16: Vec<u8> = "RuntimeError: CUDA error: device-side assert triggered\n".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        assert_eq!(sniff_binary(&utf16), None);
+        assert_eq!(utf16_order(&utf16), Some(true));
+        assert!(decode_utf16(&utf16, true).starts_with("RuntimeError"));
+    }
+}

@@ -1,0 +1,164 @@
+//! # Brief overview
+//!
+//! `first-assert` reads PyTorch output (a pasted log, a Jupyter or Colab notebook, a list of
+//! cells) and finds the **first** CUDA device-side assert in it: the first kernel
+//! `Assertion ... failed` line wherever it sits, else the first host-side error that reports
+//! one. It marks every later CUDA error as an echo of it, says whether the traceback can be
+//! trusted, names the most likely cause with its evidence, and builds the restart-and-isolate
+//! checklist, in English or Simplified Chinese.
+//!
+//! The library does no I/O: callers hand it text or bytes and get a [`Report`] back (plain
+//! serde data, the contract of `first-assert --json` and of the WebAssembly package).
+//!
+//! # Example
+//!
+//! ```
+//! use first_assert::{analyze_text, Options, Verdict, Category};
+//!
+//! let log = "\
+//! ../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.
+//! Traceback (most recent call last):
+//!   File \"train.py\", line 40, in <module>
+//!     total += loss.item()
+//! RuntimeError: CUDA error: device-side assert triggered
+//! ";
+//! let report = analyze_text(log, &Options::default());
+//! assert_eq!(report.verdict, Verdict::DeviceAssert);
+//! assert_eq!(report.first_assert.unwrap().at.line, 1);
+//! assert_eq!(report.cause.unwrap().category, Category::InvalidLabel);
+//! assert_eq!(report.echo_count, 1);
+//! ```
+//!
+//! # Layout
+//!
+//! - [`scan`]: streams over the input and records facts (kernel lines, host errors,
+//!   tracebacks, notes) with bounded memory.
+//! - [`rules`]: the rule data (`rules/*.toml`) compiled into a `RegexSet` prefilter and an
+//!   exact table of kernel sites; chooses the cause.
+//! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps.
+//! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
+
+pub mod i18n;
+pub mod input;
+pub mod render;
+pub mod report;
+pub mod rules;
+pub mod scan;
+
+mod checklist;
+mod diagnose;
+
+pub use i18n::{Lang, Msg};
+pub use input::{Cell, InputError, Notebook, Output};
+pub use report::*;
+
+use scan::facts::CellSource;
+use scan::Scanner;
+
+/// How to analyse.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The language of the report's texts.
+    pub lang: Lang,
+}
+
+/// Analyses a log held in memory.
+pub fn analyze_text(text: &str, opts: &Options) -> Report {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut s = Scanner::new();
+    s.feed_str(text);
+    diagnose::diagnose(s.finish(), "text", opts.lang)
+}
+
+/// Analyses a notebook (nbformat 4) or a cell list given as JSON text.
+pub fn analyze_notebook(json: &str, opts: &Options) -> Result<Report, InputError> {
+    let nb = input::parse_notebook(json)?;
+    Ok(analyze_parsed(&nb, opts))
+}
+
+/// Analyses cells already in the engine's shape.
+pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
+    analyze_parsed(&Notebook { format: "cells", cells: cells.to_vec() }, opts)
+}
+
+/// Analyses bytes of unknown kind: a notebook or cell list when it looks like one (or the
+/// file name ends in `.ipynb`), else a log (UTF-16 logs are decoded; invalid UTF-8 is read
+/// lossily and the report says so).
+pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> Result<Report, InputError> {
+    let is_ipynb = file_name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
+    if let Some(kind) = input::sniff_binary(bytes) {
+        return Err(InputError::Binary(kind));
+    }
+    if let Some(le) = input::utf16_order(bytes) {
+        let text = input::decode_utf16(bytes, le);
+        return analyze_bytes(text.as_bytes(), file_name, opts);
+    }
+    if is_ipynb || input::looks_like_notebook(bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        match input::parse_notebook(&text) {
+            Ok(nb) => return Ok(analyze_parsed(&nb, opts)),
+            Err(e) if is_ipynb => return Err(e),
+            // JSON-looking text that is not a notebook: read it as a log.
+            Err(_) => {}
+        }
+    }
+    let mut a = TextAnalyzer::new();
+    a.feed(bytes);
+    Ok(a.finish(opts))
+}
+
+/// Analyses a log that arrives in chunks, with bounded memory.
+///
+/// Feed chunks in order; they may split lines anywhere.
+pub struct TextAnalyzer {
+    scanner: Scanner,
+    started: bool,
+}
+
+impl Default for TextAnalyzer {
+    fn default() -> Self {
+        TextAnalyzer::new()
+    }
+}
+
+impl TextAnalyzer {
+    /// A new analyzer.
+    pub fn new() -> TextAnalyzer {
+        TextAnalyzer { scanner: Scanner::new(), started: false }
+    }
+
+    /// Reads the next chunk.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let chunk = if self.started { chunk } else { chunk.strip_prefix(b"\xef\xbb\xbf").unwrap_or(chunk) };
+        self.started = true;
+        self.scanner.feed(chunk);
+    }
+
+    /// Ends the input and returns the report.
+    pub fn finish(self, opts: &Options) -> Report {
+        diagnose::diagnose(self.scanner.finish(), "text", opts.lang)
+    }
+}
+
+fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
+    let mut s = Scanner::new();
+    s.set_cell_count(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32));
+    // Cells in the order they ran; cells that never ran (no execution count) after those
+    // that did, in page order.
+    let mut order: Vec<&Cell> = nb.cells.iter().collect();
+    order.sort_by_key(|c| (c.execution_count.unwrap_or(i64::MAX), c.index));
+    for (run, c) in order.iter().enumerate() {
+        if c.cell_type == "code" || c.cell_type.is_empty() {
+            s.cell_source(CellSource { index: c.index, execution_count: c.execution_count, order: run as u64, source: c.source.clone() });
+        }
+        if c.cell_type == "markdown" || c.cell_type == "raw" {
+            continue;
+        }
+        s.begin_cell(c.index, c.execution_count);
+        for (oi, o) in c.outputs.iter().enumerate() {
+            s.begin_output(oi as u32);
+            s.feed_str(&o.text);
+        }
+    }
+    diagnose::diagnose(s.finish(), nb.format, opts.lang)
+}

@@ -1,0 +1,268 @@
+//! The human-readable report, in the style of rustc's diagnostics.
+//!
+//! Rendering is a function from a [`Report`] to a `String`; the CLI prints it. Everything that
+//! comes from the input goes through [`sanitize`] first, so that escape sequences or control
+//! characters in a log can never reach a terminal raw.
+
+use crate::i18n::{Lang, Msg};
+use crate::report::*;
+use crate::scan::kernel::basename;
+use std::fmt::Write as _;
+
+/// How to render.
+#[derive(Clone, Debug, Default)]
+pub struct TextOptions {
+    /// Use ANSI colours.
+    pub color: bool,
+    /// The input's name, shown in `--> name:line`.
+    pub source: Option<String>,
+}
+
+/// Makes text from the input safe for a terminal: control characters (C0, DEL, C1) and
+/// bidirectional overrides become visible `\u{..}` escapes; tabs become spaces.
+pub fn sanitize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' => out.push_str("    "),
+            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn error(&self, s: &str) -> String {
+        self.paint("1;31", s)
+    }
+    fn warn(&self, s: &str) -> String {
+        self.paint("1;33", s)
+    }
+    fn ok(&self, s: &str) -> String {
+        self.paint("1;32", s)
+    }
+    fn label(&self, s: &str) -> String {
+        self.paint("1;34", s)
+    }
+    fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn code(&self, s: &str) -> String {
+        self.paint("36", s)
+    }
+}
+
+/// Clips text for one terminal line.
+fn short(s: &str, max_chars: usize) -> String {
+    let s = sanitize(s.trim_end());
+    if s.chars().count() <= max_chars {
+        return s;
+    }
+    let mut t: String = s.chars().take(max_chars).collect();
+    t.push('…');
+    t
+}
+
+fn where_(l: Lang, at: &Location) -> String {
+    match at.cell {
+        Some(c) => format!("{} {c}, {} {}", Msg::RenderCell.text(l), Msg::RenderLine.text(l), at.line),
+        None => format!("{} {}", Msg::RenderLine.text(l), at.line),
+    }
+}
+
+/// Renders the report as text.
+pub fn text(r: &Report, o: &TextOptions) -> String {
+    let st = Style { on: o.color };
+    let l = r.lang;
+    let mut out = String::new();
+    let source = o.source.clone().unwrap_or_else(|| "<stdin>".into());
+
+    match r.verdict {
+        Verdict::DeviceAssert => {
+            let _ = writeln!(out, "{} {}", st.error(&format!("error[{}]:", Msg::RenderTitleAssert.text(l))), st.bold(&sanitize(&r.headline)));
+        }
+        Verdict::OtherCudaError => {
+            let _ = writeln!(out, "{} {}", st.warn(&format!("warning[{}]:", Msg::RenderTitleOther.text(l))), st.bold(&sanitize(&r.headline)));
+        }
+        Verdict::Clean => {
+            let _ = writeln!(out, "{} {}", st.ok(&format!("ok[{}]:", Msg::RenderTitleClean.text(l))), sanitize(&r.headline));
+        }
+    }
+
+    if let Some(fa) = &r.first_assert {
+        first_assert(&mut out, &st, l, fa, &source);
+    }
+    for e in &r.other_errors {
+        if r.verdict == Verdict::OtherCudaError {
+            let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(&source), e.at.line);
+            let _ = writeln!(out, "   {} {}", st.label("|"), short(&e.text, 200));
+            let _ = writeln!(out, "   {} {}", st.label("="), sanitize(&e.explanation));
+        }
+    }
+
+    if let Some(c) = &r.cause {
+        let _ = writeln!(out);
+        let pct = (c.confidence * 100.0).round() as u32;
+        let _ = writeln!(
+            out,
+            "{} {} — {} ({})",
+            st.warn(&format!("{}:", Msg::RenderCause.text(l))),
+            st.bold(c.category.id()),
+            st.bold(&c.title),
+            Msg::RenderConfidence.fill(l, &[("pct", &pct)])
+        );
+        let _ = writeln!(out, "   {} {}", st.label("="), c.summary);
+        if !c.why.is_empty() {
+            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderWhy.text(l), indent_more(&c.why, 6));
+        }
+        if !c.evidence.is_empty() {
+            let _ = writeln!(out, "   {} {}:", st.label("="), Msg::RenderEvidence.text(l));
+            for e in &c.evidence {
+                let _ = writeln!(out, "       {} {} {}", st.dim(&format!("{}:", where_(l, &e.at))), st.dim(&format!("[{}]", e.scope)), short(&e.text, 160));
+            }
+        }
+        if !c.ops.is_empty() {
+            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), c.ops.join(", "));
+        }
+        let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderRule.text(l), st.dim(&c.rule));
+    }
+
+    if let Some(s) = &r.stack {
+        let _ = writeln!(out);
+        let head = match &r.raised_at {
+            Some(ra) => Msg::RenderRaised.fill(l, &[("line", &ra.at.line)]),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "{} {}", st.warn(&format!("{}:", Msg::RenderTraceback.text(l))), head);
+        if let Some(ra) = &r.raised_at {
+            let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
+            if let Some(f) = &ra.user_frame {
+                let code = f.code.as_deref().map(|c| format!(" `{}`", short(c, 120))).unwrap_or_default();
+                let file = match f.line {
+                    Some(n) => format!("{}:{n}", f.file),
+                    None => f.file.clone(),
+                };
+                let _ = writeln!(out, "   {} {}: {} in {}{}", st.label("="), Msg::RenderBlamed.text(l), short(&file, 100), short(&f.function, 60), st.code(&code));
+            }
+        }
+        let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
+        let _ = writeln!(out, "   {} {}: {}", st.label("="), tag, indent_more(&s.explanation, 6));
+    }
+
+    if r.echo_count > 0 {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", st.warn(&format!("{}:", Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)]))));
+        for e in r.echoes.iter().take(5) {
+            let _ = writeln!(out, "   {} {} {}", st.label("="), st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 140));
+        }
+        let rest = r.echo_count.saturating_sub(5);
+        if rest > 0 {
+            let _ = writeln!(out, "   {} {}", st.label("="), Msg::RenderMore.fill(l, &[("n", &rest)]));
+        }
+    }
+
+    if r.verdict == Verdict::DeviceAssert && !r.other_errors.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", st.warn(&format!("{}:", Msg::RenderOtherErrors.text(l))));
+        for e in r.other_errors.iter().take(5) {
+            let _ = writeln!(out, "   {} {} {}", st.label("="), st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 140));
+        }
+    }
+
+    if !r.checklist.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderSteps.text(l))));
+        for (i, s) in r.checklist.iter().enumerate() {
+            let mark = if s.done { st.ok("[x]") } else { "[ ]".to_string() };
+            let _ = writeln!(out, "  {:>2}. {} {}", i + 1, mark, st.bold(&s.title));
+            let _ = writeln!(out, "        {}", indent_more(&s.body, 8));
+            if let Some(code) = &s.code {
+                for line in code.lines() {
+                    let _ = writeln!(out, "          {}", st.code(line));
+                }
+            }
+        }
+    }
+
+    if !r.notes.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderNotes.text(l))));
+        for n in &r.notes {
+            let _ = writeln!(out, "  - {}", indent_more(&sanitize(&n.text), 4));
+        }
+    }
+    out
+}
+
+fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source: &str) {
+    let width = fa.context.iter().map(|c| c.line).chain([fa.at.line, fa.end_line.unwrap_or(0)]).max().unwrap_or(1).to_string().len();
+    let cell = fa.at.cell.map(|c| format!(" ({} {c})", Msg::RenderCell.text(l))).unwrap_or_default();
+    let _ = writeln!(out, "{:w$}{} {}:{}{}", "", st.label("-->"), sanitize(source), fa.at.line, cell, w = width);
+    let _ = writeln!(out, "{:w$} {}", "", st.label("|"), w = width);
+    for c in fa.context.iter().filter(|c| c.line < fa.at.line) {
+        let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", c.line, w = width)), st.label("|"), st.dim(&short(&c.text, 160)));
+    }
+    let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", fa.at.line, w = width)), st.label("|"), st.bold(&short(&fa.text, 400)));
+    let mark = match (&fa.repeats, fa.kind) {
+        (Some(r), _) if r.count > 1 => Msg::RenderRepeats.fill(l, &[("count", &r.count), ("threads", &r.threads.max(1)), ("blocks", &r.blocks.max(1)), ("last", &r.last_line)]),
+        (_, AssertKind::HostError) => Msg::RenderHostMark.text(l).to_string(),
+        _ => Msg::RenderOnce.text(l).to_string(),
+    };
+    let _ = writeln!(out, "{:w$} {} {}", "", st.label("|"), st.error(&format!("^ {mark}")), w = width);
+    let last = fa.end_line.unwrap_or(fa.at.line);
+    for c in fa.context.iter().filter(|c| c.line > last) {
+        let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", c.line, w = width)), st.label("|"), st.dim(&short(&c.text, 160)));
+    }
+    if let Some(site) = &fa.site {
+        let mut s = basename(&site.file).to_string();
+        if let Some(n) = site.line {
+            let _ = write!(s, ":{n}");
+        }
+        if let Some(f) = &site.function {
+            let _ = write!(s, " · {}", short(f, 80));
+        }
+        if let Some(c) = &site.condition {
+            let _ = write!(s, " · `{}`", short(c, 160));
+        }
+        let _ = writeln!(out, "{:w$} {} {}: {}", "", st.label("="), Msg::RenderSite.text(l), sanitize(&s), w = width);
+    }
+}
+
+/// Indents continuation lines of a multi-line text.
+fn indent_more(s: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    s.lines().collect::<Vec<_>>().join(&format!("\n{pad}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_made_visible() {
+        assert_eq!(sanitize("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(sanitize("tab\there"), "tab    here");
+        assert_eq!(sanitize("中文 ok"), "中文 ok");
+    }
+}

@@ -1,0 +1,412 @@
+//! The report: what the engine concluded, as plain serde data.
+//!
+//! This is the contract of `first-assert --json` and of the WebAssembly API. Fields are added
+//! freely and never renamed; a breaking change bumps [`SCHEMA`]. The README documents each
+//! field.
+
+use crate::i18n::Lang;
+use serde::{Deserialize, Serialize};
+
+/// The version of the report's shape.
+pub const SCHEMA: u32 = 1;
+
+/// What the input shows, in one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// A CUDA device-side assert (a kernel line, or a host error that reports one).
+    DeviceAssert,
+    /// A CUDA error that is not a device-side assert (out of memory, illegal access, ...).
+    OtherCudaError,
+    /// Neither.
+    Clean,
+}
+
+/// Why the assert most likely fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// A class target is negative or not smaller than the number of classes.
+    InvalidLabel,
+    /// An index is past the end (or before the start) of a dimension.
+    IndexOutOfBounds,
+    /// NaN, Inf or a value outside the domain of an op (probabilities, BCE inputs, ...).
+    InvalidValue,
+    /// Shapes or sizes that a kernel cannot take.
+    ShapeMismatch,
+    /// A dtype that a kernel cannot take.
+    DtypeMismatch,
+    /// The error shown is an echo of an earlier assert whose output is not in the input.
+    StaleContext,
+    /// Not enough evidence.
+    Unknown,
+}
+
+impl Category {
+    /// Every category, in the order of DESIGN.md.
+    pub const ALL: [Category; 7] = [
+        Category::InvalidLabel,
+        Category::IndexOutOfBounds,
+        Category::InvalidValue,
+        Category::ShapeMismatch,
+        Category::DtypeMismatch,
+        Category::StaleContext,
+        Category::Unknown,
+    ];
+
+    /// The category's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            Category::InvalidLabel => "invalid_label",
+            Category::IndexOutOfBounds => "index_out_of_bounds",
+            Category::InvalidValue => "invalid_value",
+            Category::ShapeMismatch => "shape_mismatch",
+            Category::DtypeMismatch => "dtype_mismatch",
+            Category::StaleContext => "stale_context",
+            Category::Unknown => "unknown",
+        }
+    }
+}
+
+/// The analysis of one input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The version of this shape ([`SCHEMA`]).
+    pub schema: u32,
+    /// The program that wrote the report.
+    pub tool: Tool,
+    /// The language of every human-readable text in the report.
+    pub lang: Lang,
+    /// What was read.
+    pub input: InputSummary,
+    /// What the input shows.
+    pub verdict: Verdict,
+    /// One sentence that sums up the report.
+    pub headline: String,
+    /// The first device-side assert: the first kernel assertion line anywhere in the input,
+    /// else the first host-side line that reports a device-side assert.
+    pub first_assert: Option<FirstAssert>,
+    /// Every distinct kernel assertion site, first seen first.
+    pub kernel_sites: Vec<KernelSiteCount>,
+    /// Where Python first raised the device-side assert, and the frames above it.
+    pub raised_at: Option<RaisedAt>,
+    /// The most likely cause.
+    pub cause: Option<Cause>,
+    /// Later CUDA errors that are consequences of the first assert (the context is poisoned
+    /// until the process restarts). At most 1000 are listed; `echo_count` counts all.
+    pub echoes: Vec<Echo>,
+    /// How many echoes the input holds.
+    pub echo_count: u64,
+    /// Whether the traceback points at the real site.
+    pub stack: Option<Stack>,
+    /// CUDA errors that are not device-side asserts and not echoes of one.
+    pub other_errors: Vec<OtherError>,
+    /// The restart-and-isolate steps, tailored to the cause.
+    pub checklist: Vec<Step>,
+    /// Things worth knowing about this input.
+    pub notes: Vec<Note>,
+}
+
+/// The program that wrote a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// Always `first-assert`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+/// How the input was read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct InputSummary {
+    /// `text`, `notebook` (nbformat) or `cells` (the cell-list shape).
+    pub format: String,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines read (for notebooks: output lines over all cells).
+    pub lines: u64,
+    /// Cells in the notebook, markdown included; `null` for text.
+    pub cells: Option<u32>,
+    /// True when some bytes were not valid UTF-8 and were replaced.
+    pub lossy_utf8: bool,
+    /// NUL bytes found (and ignored).
+    pub nul_bytes: u64,
+    /// Lines longer than the engine's piece size, analysed in pieces.
+    pub long_lines: u64,
+}
+
+/// Where something is in the input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    /// 1-based line number in the input text; for a notebook, in that cell's output text
+    /// (the cell's outputs joined in order, one after the other).
+    pub line: u64,
+    /// 0-based index into the notebook's `cells` array (markdown cells count); `null` for text.
+    pub cell: Option<u32>,
+    /// 0-based index of the output within the cell; `null` for text.
+    pub output: Option<u32>,
+    /// The cell's execution count, when known.
+    pub execution_count: Option<i64>,
+}
+
+/// The kind of a first assert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AssertKind {
+    /// A kernel's `Assertion ... failed` line, printed by the GPU.
+    KernelAssert,
+    /// A record of the `TORCH_USE_CUDA_DSA` report.
+    DsaReport,
+    /// A host-side error that reports a device-side assert (no kernel line in the input).
+    HostError,
+}
+
+/// The first device-side assert.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstAssert {
+    /// The line as it appears in the input, escape sequences removed.
+    pub text: String,
+    /// True when `text` is a window of a longer line.
+    pub text_truncated: bool,
+    /// Where it is.
+    #[serde(flatten)]
+    pub at: Location,
+    /// The last line of the record when it was wrapped over several lines.
+    pub end_line: Option<u64>,
+    /// Kernel line, DSA record or host error.
+    pub kind: AssertKind,
+    /// How it was printed: `aten`, `thc`, `windows`, `triton`, `sycl`, `rocm`, `dsa`,
+    /// `translated` for kernel lines; `cuda_error`, `accelerator_error`, `cuda_runtime_error`,
+    /// `thcudacheck`, `sync_failed`, `cpp_what`, `hip_error`, `cuda_warning` for host lines.
+    pub dialect: String,
+    /// The kernel site, for kernel lines and DSA records.
+    pub site: Option<KernelSite>,
+    /// How many times the site was printed (one line per failing GPU thread).
+    pub repeats: Option<Repeats>,
+    /// Lines around it.
+    pub context: Vec<ContextLine>,
+}
+
+/// Where in PyTorch's sources an assertion fired, as the kernel printed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KernelSite {
+    /// The source file as printed (build prefix kept).
+    pub file: String,
+    /// The line in that source file.
+    pub line: Option<u32>,
+    /// The device function (`null` on Windows builds, which do not print it).
+    pub function: Option<String>,
+    /// The asserted condition (`null` when the printed line lost it).
+    pub condition: Option<String>,
+    /// The first failing block, `[x, y, z]`.
+    pub block: Option<[u32; 3]>,
+    /// The first failing thread, `[x, y, z]`.
+    pub thread: Option<[u32; 3]>,
+}
+
+/// How often a kernel site was printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repeats {
+    /// Printed records of this site (one per failing thread).
+    pub count: u64,
+    /// Distinct blocks seen (counted up to 100,000).
+    pub blocks: u64,
+    /// Distinct threads seen (counted up to 100,000).
+    pub threads: u64,
+    /// Smallest and largest block index seen, per axis.
+    pub block_range: Option<[[u32; 3]; 2]>,
+    /// Smallest and largest thread index seen, per axis.
+    pub thread_range: Option<[[u32; 3]; 2]>,
+    /// The line of the last record.
+    pub last_line: u64,
+}
+
+/// A line shown around a finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextLine {
+    /// 1-based line number (same numbering as [`Location::line`]).
+    pub line: u64,
+    /// The text, escape sequences removed, cut to 300 characters.
+    pub text: String,
+}
+
+/// A distinct kernel site and how often it fired.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelSiteCount {
+    /// The site (block and thread of its first record).
+    pub site: KernelSite,
+    /// Records printed for it.
+    pub count: u64,
+    /// Where it was first printed.
+    pub first: Location,
+    /// The rule that explains it, if any.
+    pub rule: Option<String>,
+    /// That rule's category.
+    pub category: Option<Category>,
+}
+
+/// A frame of a Python traceback.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The file or cell (`<ipython-input-4-...>`, `Cell In[11]`, `/tmp/ipykernel_.../x.py`).
+    pub file: String,
+    /// The line in that file, when printed.
+    pub line: Option<u32>,
+    /// The function (`<module>`, `<cell line: 3>`, `forward`, ...).
+    pub function: String,
+    /// The source line the frame points at, when printed.
+    pub code: Option<String>,
+    /// True for the user's own code (a notebook cell, a script), false for an installed library.
+    pub user: bool,
+    /// The installed package the frame belongs to (`torch`, `transformers`, ...).
+    pub library: Option<String>,
+}
+
+/// Where Python raised the device-side assert.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RaisedAt {
+    /// The error line.
+    pub text: String,
+    /// Where it is.
+    #[serde(flatten)]
+    pub at: Location,
+    /// The exception class (`RuntimeError`, `torch.AcceleratorError`, ...).
+    pub exception: Option<String>,
+    /// The deepest frame of the user's own code: the line the user sees blamed.
+    pub user_frame: Option<Frame>,
+    /// The deepest frame overall: the op that reported the error.
+    pub op_frame: Option<Frame>,
+    /// Frames of the traceback, outermost first (at most 64).
+    pub frames: Vec<Frame>,
+}
+
+/// One piece of evidence for a cause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Where the evidence came from: `site` (a known kernel site), `kernel` (a kernel line),
+    /// `frame` (a traceback frame), `code` (a source line in a traceback or cell), `message`
+    /// (a log line), `raised` (the op that raised the error).
+    pub scope: String,
+    /// The text that matched.
+    pub text: String,
+    /// Where it is.
+    #[serde(flatten)]
+    pub at: Location,
+}
+
+/// The most likely cause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cause {
+    /// The category id.
+    pub category: Category,
+    /// The id of the rule that concluded it (a file in `rules/`).
+    pub rule: String,
+    /// 0..1: how sure the engine is.
+    pub confidence: f32,
+    /// A short name for the cause.
+    pub title: String,
+    /// One sentence: what went wrong.
+    pub summary: String,
+    /// Why it happens and the usual situations.
+    pub why: String,
+    /// How to fix it.
+    pub fix: String,
+    /// What to print to confirm it.
+    pub check: String,
+    /// Code to print the suspect values.
+    pub snippet: Option<String>,
+    /// The Python ops that reach the assert.
+    pub ops: Vec<String>,
+    /// What led here.
+    pub evidence: Vec<Evidence>,
+}
+
+/// A later CUDA error that is a consequence of the first assert.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Echo {
+    /// The error line.
+    pub text: String,
+    /// Where it is.
+    #[serde(flatten)]
+    pub at: Location,
+    /// `device_assert` or the kind of the other CUDA error (`cublas`, `cudnn`, ...).
+    pub kind: String,
+    /// The exception class, when printed.
+    pub exception: Option<String>,
+}
+
+/// What the engine knows about `CUDA_LAUNCH_BLOCKING`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchBlocking {
+    /// No sign that it was set.
+    NotSet,
+    /// Set to 1 before PyTorch read it.
+    Set,
+    /// Set in a notebook cell that ran after `import torch`: possibly too late.
+    SetAfterImport,
+    /// Set in a notebook cell that ran after CUDA was already used: too late.
+    SetAfterCuda,
+    /// Set, but the error still carries the "asynchronously reported" note, so PyTorch did
+    /// not see it.
+    Ignored,
+}
+
+/// Whether the traceback can be trusted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stack {
+    /// True when the traceback very probably points at the op that asserted.
+    pub trustworthy: bool,
+    /// True when PyTorch printed "CUDA kernel errors might be asynchronously reported".
+    pub async_note: bool,
+    /// What is known about `CUDA_LAUNCH_BLOCKING`.
+    pub launch_blocking: LaunchBlocking,
+    /// Where it was set, when it was.
+    pub launch_blocking_at: Option<Location>,
+    /// The blamed code when it cannot assert by itself (`loss.item()`, `.cpu()`, ...).
+    pub innocent_op: Option<String>,
+    /// The explanation, in the report's language.
+    pub explanation: String,
+}
+
+/// A CUDA error that is not a device-side assert.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OtherError {
+    /// `out_of_memory`, `illegal_address`, `no_kernel_image`, `misaligned_address`,
+    /// `launch_failure`, `illegal_instruction`, `invalid_device_ordinal`, `cublas`, `cudnn`,
+    /// `nccl`, `runtime_error`, ...
+    pub kind: String,
+    /// The error line.
+    pub text: String,
+    /// Where it is.
+    #[serde(flatten)]
+    pub at: Location,
+    /// The exception class, when printed.
+    pub exception: Option<String>,
+    /// What this kind of error usually means, in the report's language.
+    pub explanation: String,
+}
+
+/// One step of the checklist.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// A stable id (`restart`, `launch_blocking`, `rerun`, ...).
+    pub id: String,
+    /// What to do.
+    pub title: String,
+    /// Why and how.
+    pub body: String,
+    /// Code to copy, when there is some.
+    pub code: Option<String>,
+    /// True when the input shows the step is already done.
+    pub done: bool,
+}
+
+/// Something worth knowing about this input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    /// A stable id.
+    pub id: String,
+    /// The note, in the report's language.
+    pub text: String,
+}

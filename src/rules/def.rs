@@ -1,0 +1,117 @@
+//! The shape of a rule as `build.rs` compiles it from `rules/<id>.toml`.
+//!
+//! See `rules/README.md` for the file format and how rules are chosen.
+
+use crate::report::Category;
+
+/// A rule: one cause, the evidence that points at it, and what to tell the user.
+#[derive(Debug)]
+pub struct RuleDef {
+    /// Kebab-case id, equal to the file name.
+    pub id: &'static str,
+    /// The rule's file, relative to the crate root.
+    pub path: &'static str,
+    /// The cause category.
+    pub category: Category,
+    /// How sure the rule is when its evidence is a known kernel site (0..1).
+    pub confidence: f32,
+    /// Breaks ties between rules with equally strong evidence (higher wins).
+    pub priority: i64,
+    /// A rule whose anchor evidence this rule reuses and refines.
+    pub extends: Option<&'static str>,
+    /// The Python ops that reach the assert.
+    pub ops: &'static [&'static str],
+    /// Kernel assertion sites the rule explains, as PyTorch prints them.
+    pub sites: &'static [SiteDef],
+    /// Evidence blocks: the first says which op asserted, each further one refines the cause.
+    pub when: &'static [&'static [PatDef]],
+    /// English texts.
+    pub en: TextDef,
+    /// Simplified Chinese texts.
+    pub zh: TextDef,
+    /// Code that prints the suspect values.
+    pub snippet: Option<&'static str>,
+    /// Logs that must be explained by this rule.
+    pub examples: &'static [&'static str],
+    /// Logs that look alike but must not be explained by this rule.
+    pub near_misses: &'static [&'static str],
+}
+
+/// A kernel assertion site: file, function and condition as the kernel prints them.
+#[derive(Debug)]
+pub struct SiteDef {
+    /// The file name (no directories).
+    pub file: &'static str,
+    /// The device function as printed (`operator()` for lambdas).
+    pub function: Option<&'static str>,
+    /// The condition as printed.
+    pub condition: Option<&'static str>,
+    /// The Python op(s) that reach this site, when more specific than the rule's `ops`.
+    pub op: Option<&'static str>,
+}
+
+/// Where a pattern looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// A kernel assertion record (file, function, condition).
+    Kernel,
+    /// A traceback frame (function name, file path).
+    Frame,
+    /// A source line shown in a traceback, or the source of the cell that failed.
+    Code,
+    /// Any line of the log.
+    Message,
+    /// The source line of the op that raised the error.
+    Raised,
+}
+
+impl Scope {
+    /// The scope's name in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            Scope::Kernel => "kernel",
+            Scope::Frame => "frame",
+            Scope::Code => "code",
+            Scope::Message => "message",
+            Scope::Raised => "raised",
+        }
+    }
+}
+
+/// One pattern of an evidence block. Every field given must match.
+#[derive(Debug)]
+pub struct PatDef {
+    pub scope: Scope,
+    /// Kernel: regex over the file name.
+    pub file: Option<&'static str>,
+    /// Kernel: regex over the device function's short name; Frame: over the function name.
+    pub function: Option<&'static str>,
+    /// Kernel: regex over the condition.
+    pub condition: Option<&'static str>,
+    /// Frame: regex over the frame's file path.
+    pub path: Option<&'static str>,
+    /// Code, Message, Raised: regex over the line.
+    pub regex: Option<&'static str>,
+    /// Message: a literal (ASCII case-insensitive) that every match contains; the scanner only
+    /// reads lines that hold a keyword.
+    pub keyword: Option<&'static str>,
+    /// Multiplies the scope's strength (default 1).
+    pub weight: f32,
+}
+
+/// A rule's texts in one language.
+#[derive(Debug)]
+pub struct TextDef {
+    /// A short name for the cause.
+    pub title: &'static str,
+    /// One sentence: what went wrong.
+    pub summary: &'static str,
+    /// Why it happens and the usual situations.
+    pub why: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+    /// What to print to confirm it.
+    pub check: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/rules.rs"));

@@ -1,0 +1,459 @@
+//! Rules: which cause the evidence points at.
+//!
+//! Rules are data (`rules/<id>.toml`, compiled into [`RULES`] by `build.rs`). At first use they
+//! are compiled once into a [`RuleSet`]: an exact table of kernel sites, plus one `RegexSet`
+//! per evidence field that answers "which patterns match this line" in one pass, with each
+//! pattern's own `Regex` kept for the matches that need re-running.
+//!
+//! Choosing a rule: each rule's first evidence block (its *anchor*: which op asserted) gets the
+//! strength of its best match; each further block must match too and makes the rule more
+//! specific. The rule with the strongest anchor wins; among equals, the more specific one, then
+//! the higher priority.
+
+pub mod def;
+
+pub use def::{PatDef, RuleDef, Scope, SiteDef, TextDef, RULES};
+
+use crate::report::{self, KernelSite, Location};
+use crate::scan::facts::{Loc, MessageHit, TbFrame};
+use crate::scan::kernel::basename;
+use regex::{Regex, RegexSet, RegexSetBuilder};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Strength of a kernel site found in a rule's site table (condition and file agree).
+pub const SITE_EXACT: f32 = 1.0;
+/// Strength of a site whose condition is known but whose file differs (a renamed file).
+pub const SITE_CONDITION: f32 = 0.95;
+/// Strength of a site known by file and function only (the condition was lost).
+pub const SITE_FUNCTION: f32 = 0.85;
+/// Strength of a site known by file only.
+pub const SITE_FILE: f32 = 0.75;
+/// Strength of a kernel record matched by a rule's kernel pattern.
+pub const KERNEL: f32 = 0.9;
+/// Strength of a traceback frame when the traceback can be trusted.
+pub const FRAME_TRUSTED: f32 = 0.85;
+/// Strength of a traceback frame when the error may have been reported late.
+pub const FRAME: f32 = 0.7;
+/// Strength of a log line.
+pub const MESSAGE: f32 = 0.6;
+/// Strength of a source line.
+pub const CODE: f32 = 0.55;
+/// Strength of the op that raised the error.
+pub const RAISED: f32 = 0.5;
+
+/// The compiled rules.
+pub struct RuleSet {
+    /// The rule definitions.
+    pub rules: &'static [RuleDef],
+    by_id: HashMap<&'static str, usize>,
+    sites_by_condition: HashMap<String, Vec<(usize, usize)>>,
+    sites_by_file: HashMap<String, Vec<(usize, usize)>>,
+    pats: Vec<Pat>,
+    kernel_file: FieldSet,
+    kernel_function: FieldSet,
+    kernel_condition: FieldSet,
+    frame_function: FieldSet,
+    frame_path: FieldSet,
+    code: FieldSet,
+    message: FieldSet,
+    raised: FieldSet,
+}
+
+struct Pat {
+    rule: usize,
+    block: usize,
+    scope: Scope,
+    weight: f32,
+    fields: u8,
+}
+
+/// One field of one scope: a set for the one-pass test, and the patterns it stands for.
+struct FieldSet {
+    set: RegexSet,
+    owners: Vec<usize>,
+    regexes: Vec<Regex>,
+}
+
+impl FieldSet {
+    fn build(items: Vec<(usize, &'static str)>) -> Result<FieldSet, String> {
+        let srcs: Vec<&str> = items.iter().map(|(_, s)| *s).collect();
+        let set = RegexSetBuilder::new(&srcs)
+            .size_limit(64 << 20)
+            .build()
+            .map_err(|e| format!("rule patterns do not compile: {e}"))?;
+        let regexes = srcs
+            .iter()
+            .map(|s| Regex::new(s).map_err(|e| format!("rule pattern `{s}` does not compile: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FieldSet { set, owners: items.into_iter().map(|(o, _)| o).collect(), regexes })
+    }
+
+    /// The patterns (by index into `RuleSet::pats`) whose regex matches `text`.
+    fn matches<'s>(&'s self, text: &str) -> impl Iterator<Item = usize> + 's {
+        let m = if self.owners.is_empty() { None } else { Some(self.set.matches(text)) };
+        m.into_iter().flat_map(|m| m.into_iter()).map(move |i| self.owners[i])
+    }
+}
+
+const F_FILE: u8 = 1;
+const F_FUNCTION: u8 = 2;
+const F_CONDITION: u8 = 4;
+const F_PATH: u8 = 8;
+const F_REGEX: u8 = 16;
+
+/// Returns the built-in rules, compiled.
+pub fn ruleset() -> &'static RuleSet {
+    static SET: OnceLock<RuleSet> = OnceLock::new();
+    SET.get_or_init(|| RuleSet::compile(RULES).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// Removes all whitespace: the key under which conditions are compared, so that line
+/// wrapping and spacing differences between versions do not matter.
+pub fn condition_key(c: &str) -> String {
+    c.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A kernel site's best rule and how strongly it matched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SiteMatch {
+    pub rule: usize,
+    pub strength: f32,
+}
+
+/// Everything the rules look at for one incident.
+#[derive(Default)]
+pub struct Input<'a> {
+    /// The first assert's kernel site, its device function's short name, and where it is.
+    pub site: Option<(&'a KernelSite, Option<&'a str>, Loc)>,
+    /// Frames of the traceback, deepest first.
+    pub frames: Vec<&'a TbFrame>,
+    /// Source lines with a weight (1 for traceback lines, less for a cell's whole source).
+    pub code: Vec<(&'a str, Loc, f32)>,
+    /// Log lines that matched message patterns.
+    pub messages: &'a [MessageHit],
+    /// The source line of the op that raised the error.
+    pub raised: Option<(&'a str, Loc)>,
+    /// True when the traceback points at the real op (no late reporting).
+    pub trusted_trace: bool,
+}
+
+/// The chosen rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub rule: usize,
+    pub confidence: f32,
+    pub evidence: Vec<report::Evidence>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Hit {
+    strength: f32,
+    scope: &'static str,
+    text: String,
+    at: Location,
+}
+
+impl RuleSet {
+    /// Compiles rule definitions; fails on a pattern that does not compile or a dangling
+    /// `extends`.
+    pub fn compile(rules: &'static [RuleDef]) -> Result<RuleSet, String> {
+        let mut by_id = HashMap::new();
+        for (i, r) in rules.iter().enumerate() {
+            by_id.insert(r.id, i);
+        }
+        let mut sites_by_condition: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut sites_by_file: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut pats = Vec::new();
+        let mut fields: HashMap<&str, Vec<(usize, &'static str)>> = HashMap::new();
+        for (ri, r) in rules.iter().enumerate() {
+            if let Some(base) = r.extends {
+                if !by_id.contains_key(base) {
+                    return Err(format!("{}: extends unknown rule `{base}`", r.path));
+                }
+            }
+            for (si, s) in r.sites.iter().enumerate() {
+                if let Some(c) = s.condition {
+                    sites_by_condition.entry(condition_key(c)).or_default().push((ri, si));
+                }
+                sites_by_file.entry(s.file.to_ascii_lowercase()).or_default().push((ri, si));
+            }
+            for (bi, block) in r.when.iter().enumerate() {
+                for p in block.iter() {
+                    let pi = pats.len();
+                    let mut f = 0;
+                    let mut add = |key: &'static str, flag: u8, src: Option<&'static str>| {
+                        if let Some(src) = src {
+                            fields.entry(key).or_default().push((pi, src));
+                            f |= flag;
+                        }
+                    };
+                    match p.scope {
+                        Scope::Kernel => {
+                            add("kernel_file", F_FILE, p.file);
+                            add("kernel_function", F_FUNCTION, p.function);
+                            add("kernel_condition", F_CONDITION, p.condition);
+                        }
+                        Scope::Frame => {
+                            add("frame_function", F_FUNCTION, p.function);
+                            add("frame_path", F_PATH, p.path);
+                        }
+                        Scope::Code => add("code", F_REGEX, p.regex),
+                        Scope::Message => add("message", F_REGEX, p.regex),
+                        Scope::Raised => add("raised", F_REGEX, p.regex),
+                    }
+                    pats.push(Pat { rule: ri, block: bi, scope: p.scope, weight: p.weight, fields: f });
+                }
+            }
+        }
+        let mut take = |k: &str| FieldSet::build(fields.remove(k).unwrap_or_default());
+        Ok(RuleSet {
+            rules,
+            by_id,
+            sites_by_condition,
+            sites_by_file,
+            kernel_file: take("kernel_file")?,
+            kernel_function: take("kernel_function")?,
+            kernel_condition: take("kernel_condition")?,
+            frame_function: take("frame_function")?,
+            frame_path: take("frame_path")?,
+            code: take("code")?,
+            message: take("message")?,
+            raised: take("raised")?,
+            pats,
+        })
+    }
+
+    /// The index of the rule with this id.
+    pub fn index(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The literals that message patterns need the scanner to read.
+    pub fn message_keywords(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = self
+            .rules
+            .iter()
+            .flat_map(|r| r.when.iter().flat_map(|b| b.iter()))
+            .filter_map(|p| p.keyword)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The message patterns (indices) that match a log line.
+    pub fn message_matches(&self, line: &str) -> Vec<usize> {
+        self.message.matches(line).collect()
+    }
+
+    /// The rule a kernel site belongs to, from the site table or a kernel pattern.
+    pub fn site_rule(&self, site: &KernelSite, short: Option<&str>) -> Option<SiteMatch> {
+        let mut best = self.site_table(site, short);
+        for (pi, _) in self.kernel_pattern_hits(site, short) {
+            let p = &self.pats[pi];
+            // Only anchors explain a site; refinements (and rules that extend another) do not.
+            if p.block != 0 || self.rules[p.rule].extends.is_some() {
+                continue;
+            }
+            let s = KERNEL * p.weight;
+            if best.is_none_or(|b| s > b.strength) {
+                best = Some(SiteMatch { rule: p.rule, strength: s });
+            }
+        }
+        best
+    }
+
+    /// True when a source line calls an op that can fire a device-side assert (a code pattern
+    /// of some rule's anchor).
+    pub fn names_asserting_op(&self, line: &str) -> bool {
+        self.code.matches(line).any(|pi| {
+            let p = &self.pats[pi];
+            let r = &self.rules[p.rule];
+            p.block == 0
+                && r.extends.is_none()
+                && p.weight >= 0.5
+                && !matches!(r.category, crate::report::Category::StaleContext | crate::report::Category::Unknown)
+        })
+    }
+
+    fn site_table(&self, site: &KernelSite, short: Option<&str>) -> Option<SiteMatch> {
+        let file = basename(&site.file).to_ascii_lowercase();
+        if let Some(c) = &site.condition {
+            if let Some(cands) = self.sites_by_condition.get(&condition_key(c)) {
+                let def = |&(r, s): &(usize, usize)| &self.rules[r].sites[s];
+                let same_file: Vec<_> = cands.iter().filter(|c| def(c).file.eq_ignore_ascii_case(&file)).collect();
+                if let Some(&&(r, _)) = same_file
+                    .iter()
+                    .find(|c| short.is_some() && def(c).function == short)
+                    .or_else(|| same_file.first())
+                {
+                    return Some(SiteMatch { rule: r, strength: SITE_EXACT });
+                }
+                let first = cands[0].0;
+                let strength = if cands.iter().all(|c| c.0 == first) { SITE_CONDITION } else { SITE_FUNCTION };
+                return Some(SiteMatch { rule: first, strength });
+            }
+            return None;
+        }
+        let cands = self.sites_by_file.get(&file)?;
+        if let Some(f) = short {
+            if let Some(&(r, _)) = cands.iter().find(|(r, s)| self.rules[*r].sites[*s].function == Some(f)) {
+                return Some(SiteMatch { rule: r, strength: SITE_FUNCTION });
+            }
+        }
+        let first = cands[0].0;
+        cands.iter().all(|c| c.0 == first).then_some(SiteMatch { rule: first, strength: SITE_FILE })
+    }
+
+    /// Kernel patterns matching a site: (pattern index, text that matched).
+    fn kernel_pattern_hits(&self, site: &KernelSite, short: Option<&str>) -> Vec<(usize, String)> {
+        let mut count: HashMap<usize, u8> = HashMap::new();
+        let file = basename(&site.file);
+        for pi in self.kernel_file.matches(file) {
+            *count.entry(pi).or_default() |= F_FILE;
+        }
+        if let Some(f) = short.or(site.function.as_deref()) {
+            for pi in self.kernel_function.matches(f) {
+                *count.entry(pi).or_default() |= F_FUNCTION;
+            }
+        }
+        if let Some(c) = &site.condition {
+            for pi in self.kernel_condition.matches(c) {
+                *count.entry(pi).or_default() |= F_CONDITION;
+            }
+        }
+        let mut v: Vec<(usize, String)> = count
+            .into_iter()
+            .filter(|(pi, got)| *got == self.pats[*pi].fields)
+            .map(|(pi, _)| {
+                let text = site.condition.clone().unwrap_or_else(|| format!("{file} {}", short.unwrap_or("")));
+                (pi, text)
+            })
+            .collect();
+        v.sort_by_key(|(pi, _)| *pi);
+        v
+    }
+
+    /// Chooses the rule the evidence points at.
+    pub fn decide(&self, input: &Input<'_>) -> Option<Decision> {
+        // hits[rule][block] = best hit of that block.
+        let mut hits: HashMap<(usize, usize), Hit> = HashMap::new();
+        let mut put = |rule: usize, block: usize, h: Hit| {
+            let e = hits.entry((rule, block)).or_default();
+            if h.strength > e.strength {
+                *e = h;
+            }
+        };
+        let frame_strength = if input.trusted_trace { FRAME_TRUSTED } else { FRAME };
+
+        if let Some((site, short, loc)) = input.site {
+            let text = site_text(site, short);
+            if let Some(m) = self.site_table(site, short) {
+                put(m.rule, 0, Hit { strength: m.strength, scope: "site", text: text.clone(), at: loc.at });
+            }
+            for (pi, _) in self.kernel_pattern_hits(site, short) {
+                let p = &self.pats[pi];
+                put(p.rule, p.block, Hit { strength: KERNEL * p.weight, scope: "kernel", text: text.clone(), at: loc.at });
+            }
+        }
+        for (depth, f) in input.frames.iter().enumerate() {
+            // Deeper frames are closer to the op; each level up counts a little less.
+            let decay = 0.97f32.powi(depth.min(20) as i32);
+            let mut got: HashMap<usize, u8> = HashMap::new();
+            for pi in self.frame_function.matches(&f.func) {
+                *got.entry(pi).or_default() |= F_FUNCTION;
+            }
+            for pi in self.frame_path.matches(&f.path) {
+                *got.entry(pi).or_default() |= F_PATH;
+            }
+            for (pi, g) in got {
+                let p = &self.pats[pi];
+                if g == p.fields {
+                    let text = match f.line {
+                        Some(l) => format!("{} ({}:{})", f.func, f.path, l),
+                        None => format!("{} ({})", f.func, f.path),
+                    };
+                    put(p.rule, p.block, Hit { strength: frame_strength * p.weight * decay, scope: "frame", text, at: f.loc.at });
+                }
+            }
+        }
+        for (line, loc, w) in &input.code {
+            for pi in self.code.matches(line) {
+                let p = &self.pats[pi];
+                put(p.rule, p.block, Hit { strength: CODE * p.weight * w, scope: "code", text: line.trim().to_string(), at: loc.at });
+            }
+        }
+        for m in input.messages {
+            let p = &self.pats[m.pattern];
+            put(p.rule, p.block, Hit { strength: MESSAGE * p.weight, scope: "message", text: m.quote.text.clone(), at: m.loc.at });
+        }
+        if let Some((line, loc)) = input.raised {
+            for pi in self.raised.matches(line) {
+                let p = &self.pats[pi];
+                put(p.rule, p.block, Hit { strength: RAISED * p.weight, scope: "raised", text: line.trim().to_string(), at: loc.at });
+            }
+        }
+
+        let mut best: Option<(f32, usize, i64, usize, Vec<Hit>)> = None;
+        for (ri, r) in self.rules.iter().enumerate() {
+            // The anchor: the base rule's first block when extending, else the first block.
+            let (anchor_rule, refine_from) = match r.extends.and_then(|b| self.index(b)) {
+                Some(base) => (base, 0),
+                None => (ri, 1),
+            };
+            let Some(anchor) = hits.get(&(anchor_rule, 0)).filter(|h| h.strength > 0.0) else {
+                continue;
+            };
+            let mut used = vec![anchor.clone()];
+            let mut ok = true;
+            for b in refine_from..r.when.len() {
+                match hits.get(&(ri, b)) {
+                    Some(h) if h.strength > 0.0 => used.push(h.clone()),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let refinements = used.len() - 1;
+            let key = (anchor.strength, refinements, r.priority);
+            let better = match &best {
+                None => true,
+                Some((s, n, pr, _, _)) => (key.0, key.1, key.2) > (*s, *n, *pr),
+            };
+            if better {
+                best = Some((anchor.strength, refinements, r.priority, ri, used));
+            }
+        }
+        let (strength, _, _, ri, used) = best?;
+        let mut evidence: Vec<report::Evidence> = Vec::new();
+        for h in used {
+            if !evidence.iter().any(|e| e.text == h.text) {
+                evidence.push(report::Evidence { scope: h.scope.to_string(), text: h.text, at: h.at });
+            }
+        }
+        Some(Decision { rule: ri, confidence: (strength * self.rules[ri].confidence).clamp(0.0, 1.0), evidence })
+    }
+}
+
+/// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.
+fn site_text(site: &KernelSite, short: Option<&str>) -> String {
+    let mut s = basename(&site.file).to_string();
+    if let Some(l) = site.line {
+        s.push_str(&format!(":{l}"));
+    }
+    if let Some(f) = short {
+        s.push(' ');
+        s.push_str(f);
+    }
+    if let Some(c) = &site.condition {
+        s.push_str(": `");
+        s.push_str(c);
+        s.push('`');
+    }
+    s
+}

@@ -1,0 +1,245 @@
+//! Kernel assertion lines: the `Assertion ... failed` records that the GPU prints, one per
+//! failing thread, in every dialect PyTorch has printed them.
+
+use super::patterns::patterns;
+use crate::report::KernelSite;
+
+/// A kernel record found in a normalised segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// Byte range of the record in the normalised text.
+    pub start: usize,
+    pub end: usize,
+    pub site: KernelSite,
+    pub dialect: &'static str,
+    pub function_short: Option<String>,
+}
+
+/// Finds every kernel record in `norm` (pasted paragraphs can hold many).
+///
+/// `translated` tells that the original text was machine-translated (the condition is lost in
+/// translation and the dialect says so).
+pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
+    if !norm.contains("ssert") {
+        return Vec::new();
+    }
+    let p = patterns();
+    let mut out = Vec::new();
+    for c in p.kernel.captures_iter(norm) {
+        let whole = c.get(0).expect("group 0 always matches");
+        let file = clean_file(&c["file"]);
+        let function = c.name("func").map(|m| m.as_str().trim().to_string()).filter(|f| !f.is_empty());
+        let condition = c.name("cond").map(|m| collapse_ws(m.as_str()));
+        let sycl = c.name("gid").is_some();
+        let block = c.name("block").or_else(|| c.name("gid")).and_then(|m| triple(m.as_str()));
+        let thread = c.name("thread").or_else(|| c.name("lid")).and_then(|m| triple(m.as_str()));
+        let dialect = dialect(&file, function.as_deref(), translated, sycl);
+        out.push(Parsed {
+            start: whole.start(),
+            end: whole.end(),
+            function_short: function.as_deref().and_then(short_function),
+            site: KernelSite {
+                line: c["lno"].parse().ok(),
+                file,
+                function,
+                condition,
+                block,
+                thread,
+            },
+            dialect,
+        });
+    }
+    if out.is_empty() && norm.contains("Device-side assertion") {
+        for c in p.kernel_hip.captures_iter(norm) {
+            let whole = c.get(0).expect("group 0 always matches");
+            let function = Some(c["func"].trim().to_string()).filter(|f| !f.is_empty());
+            out.push(Parsed {
+                start: whole.start(),
+                end: whole.end(),
+                function_short: function.as_deref().and_then(short_function),
+                site: KernelSite {
+                    file: clean_file(&c["file"]),
+                    line: c["lno"].parse().ok(),
+                    function,
+                    condition: Some(collapse_ws(&c["cond"])),
+                    block: None,
+                    thread: None,
+                },
+                dialect: "rocm",
+            });
+        }
+    }
+    out
+}
+
+/// True when `norm` holds the piece of a kernel record whose start or end was wrapped onto
+/// another line (a terminal that hard-wraps at 80 columns, a paste that breaks lines).
+pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
+    if !norm.contains("ssert") && !norm.contains("block:") {
+        return false;
+    }
+    if parsed.is_empty() {
+        return patterns().kernel_partial.is_match(norm)
+            || (norm.contains("block:") && norm.contains("thread:"))
+            || norm.trim_end().ends_with("Assertion `");
+    }
+    // Parsed, but the condition's closing backtick is on the next line.
+    let last = parsed.last().expect("not empty");
+    last.site.condition.is_none() && norm[last.end..].trim_start().starts_with('`')
+}
+
+/// Reads `x,y,z`; torn records from interleaved threads (`60,0:115,0`) give `None`.
+fn triple(s: &str) -> Option<[u32; 3]> {
+    let mut it = s.split(',').map(|p| p.trim().parse::<u32>());
+    let t = [it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?];
+    it.next().is_none().then_some(t)
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Drops what a progress bar glued in front of the path (`4.65it/s/opt/conda/...`).
+fn clean_file(f: &str) -> String {
+    for glue in ["it/s]", "s/it]", "it/s", "s/it"] {
+        if let Some(i) = f.rfind(glue) {
+            let rest = &f[i + glue.len()..];
+            if rest.contains(['/', '\\']) {
+                return rest.to_string();
+            }
+        }
+    }
+    f.to_string()
+}
+
+/// The file name without its directories.
+pub fn basename(file: &str) -> &str {
+    file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+fn dialect(file: &str, function: Option<&str>, translated: bool, sycl: bool) -> &'static str {
+    if translated {
+        "translated"
+    } else if sycl {
+        "sycl"
+    } else if file.ends_with(".py") || function == Some("unknown") {
+        "triton"
+    } else if function.is_none() {
+        "windows"
+    } else if file.contains("/THC") || file.contains("\\THC") || function.is_some_and(|f| f.contains(" [with ")) {
+        "thc"
+    } else {
+        "aten"
+    }
+}
+
+/// The short name of a device function as printed: `void f<T>(int *, ...) [with T = float]`
+/// gives `f`; `operator()` stays `operator()`.
+pub fn short_function(f: &str) -> Option<String> {
+    let mut f = f.trim();
+    if let Some(i) = f.find(" [with ") {
+        f = &f[..i];
+    }
+    if f.is_empty() {
+        return None;
+    }
+    if f.ends_with("operator()") {
+        return Some("operator()".into());
+    }
+    let mut head = f;
+    if f.ends_with(')') {
+        // Find the parenthesis that opens the parameter list.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (i, c) in f.char_indices().rev() {
+            match c {
+                ')' => depth += 1,
+                '(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        open = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(o) = open {
+            head = f[..o].trim_end();
+        }
+        if head.ends_with("operator") {
+            return Some("operator()".into());
+        }
+    }
+    // Drop a trailing template argument list.
+    if head.ends_with('>') {
+        let mut depth = 0i32;
+        for (i, c) in head.char_indices().rev() {
+            match c {
+                '>' => depth += 1,
+                '<' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        head = head[..i].trim_end();
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let name = head.rsplit([' ', ':', '*', '&']).next().unwrap_or(head);
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names() {
+        assert_eq!(short_function("nll_loss_forward_reduce_cuda_kernel_2d").as_deref(), Some("nll_loss_forward_reduce_cuda_kernel_2d"));
+        assert_eq!(
+            short_function("void indexSelectLargeIndex(TensorInfo<T, IndexType>, long) [with T = float, IndexType = unsigned int]").as_deref(),
+            Some("indexSelectLargeIndex")
+        );
+        assert_eq!(short_function("operator()").as_deref(), Some("operator()"));
+        assert_eq!(
+            short_function("void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, float, long>(float *, long)").as_deref(),
+            Some("nll_loss_forward_reduce_cuda_kernel_2d")
+        );
+    }
+
+    #[test]
+    fn records_in_one_paragraph_are_all_found() {
+        let n = "IndexKernel.cu:92:operator():block:[3,0,0],thread:[86,0,0] Assertion failed. ../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [3,0,0], thread: [87,0,0] Assertion failed.";
+        let v = parse(n, true);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].site.thread, Some([87, 0, 0]));
+        assert!(v.iter().all(|p| p.dialect == "translated" && p.site.condition.is_none()));
+    }
+
+    #[test]
+    fn progress_bar_glue_is_not_part_of_the_path() {
+        let n = " 2%|#  | 2/100 [00:00<01:47,  4.65it/s/opt/conda/work/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:86: operator(): block: [830,0,0], thread: [48,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.";
+        let v = parse(n, false);
+        assert_eq!(v[0].site.file, "/opt/conda/work/aten/src/ATen/native/cuda/ScatterGatherKernel.cu");
+        assert_eq!(basename(&v[0].site.file), "ScatterGatherKernel.cu");
+    }
+
+    #[test]
+    fn wrapped_pieces_are_partial() {
+        let a = "ng) [with T = float]: block: [17,0,0], thread: [765,0,0] Assertion `";
+        assert!(is_partial(a, &parse(a, false)));
+        let b = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 &&";
+        assert!(is_partial(b, &parse(b, false)));
+        let c = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0` failed.";
+        assert!(!is_partial(c, &parse(c, false)));
+    }
+
+    #[test]
+    fn torn_thread_ids_are_dropped_not_misread() {
+        assert_eq!(triple("60,0:115,0"), None);
+        assert_eq!(triple(" 1, 2 ,3"), Some([1, 2, 3]));
+    }
+}

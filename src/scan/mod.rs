@@ -1,0 +1,785 @@
+//! The scan: reads text as it streams in and records [`facts::Facts`].
+//!
+//! Stages, in order, for each line that matters:
+//! 1. [`normalize`]: display text (escapes removed) and normalised text (for matchers);
+//!    `\r` overwrites and escaped `\n` split a line into segments.
+//! 2. `TORCH_USE_CUDA_DSA` report records, then [`kernel`] assertion lines (wrapped ones are
+//!    joined back), then [`traceback`] structure, then [`host`] errors.
+//! 3. Notes: the "asynchronously reported" hint, `CUDA_LAUNCH_BLOCKING`, rule message patterns.
+//!
+//! Most lines of a training log matter to none of these. Outside a traceback, the scanner jumps
+//! from keyword to keyword (an Aho-Corasick automaton over a few literals) and only counts the
+//! newlines in between. Memory stays bounded: long lines are read in pieces, and the facts keep
+//! counts instead of copies past fixed limits.
+
+pub mod facts;
+pub mod host;
+pub mod kernel;
+pub mod normalize;
+pub mod patterns;
+pub mod traceback;
+
+use crate::report::{KernelSite, Location};
+use crate::rules::{condition_key, ruleset, RuleSet};
+use aho_corasick::{AhoCorasick, MatchKind};
+use facts::*;
+use normalize::{clip, normalise, segments, strip_escapes, window};
+use patterns::{patterns, Patterns};
+use std::collections::VecDeque;
+use std::sync::OnceLock;
+use traceback::{TbLine, TbReader};
+
+/// Lines longer than this are read in pieces of about this size.
+pub const MAX_PIECE: usize = 8 << 20;
+
+/// Lines kept from the end of the previous chunk, for context and joins.
+const TAIL_LINES: usize = 8;
+/// Bytes kept of each of those lines.
+const TAIL_BYTES: usize = 4096;
+/// Lines a wrapped kernel record may span.
+const MAX_WRAP: u32 = 6;
+
+/// Literals (ASCII case-insensitive) that every line the scanner must read contains, unless it
+/// sits inside a traceback or another multi-line record.
+const KEYWORDS: &[&str] = &[
+    "assert",
+    "cuda",
+    "error",
+    "traceback",
+    "exception",
+    "file ",
+    "ipython-input",
+    "ipykernel",
+    "cell in",
+    "input in",
+    "-packages",
+    "what()",
+    "hsa_status",
+    "nccl",
+    "断言",
+];
+
+fn keywords() -> &'static AhoCorasick {
+    static K: OnceLock<AhoCorasick> = OnceLock::new();
+    K.get_or_init(|| {
+        let mut k: Vec<&str> = KEYWORDS.to_vec();
+        k.extend(ruleset().message_keywords());
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(k)
+            .expect("keywords compile")
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Kernel,
+    Host,
+}
+
+/// A kernel record being joined back from wrapped lines.
+struct Wrap {
+    start: Loc,
+    norm: String,
+    quote: String,
+    lines: u32,
+    translated: bool,
+    before: Vec<(u64, String)>,
+}
+
+/// A `TORCH_USE_CUDA_DSA` report record being read.
+#[derive(Default)]
+struct Dsa {
+    loc: Option<Loc>,
+    quote: String,
+    site: KernelSite,
+    kernel: Option<String>,
+}
+
+/// Reads text and records facts. Feed it bytes; tell it where cells and outputs start.
+pub struct Scanner {
+    facts: Facts,
+    rs: &'static RuleSet,
+    p: &'static Patterns,
+    kw: &'static AhoCorasick,
+    order: u64,
+    line: u64,
+    cell: Option<u32>,
+    output: Option<u32>,
+    exec: Option<i64>,
+    tb: TbReader,
+    dsa: Option<Dsa>,
+    wrap: Option<Wrap>,
+    after: Vec<(Target, usize)>,
+    /// The last lines read before the current buffer: (line number, byte length, first bytes).
+    tail: VecDeque<(u64, usize, Vec<u8>)>,
+    carry: Vec<u8>,
+    first_host_seen: bool,
+    /// The run-order number of the last line read in pieces.
+    last_long_line: Option<u64>,
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Scanner::new()
+    }
+}
+
+impl Scanner {
+    /// A scanner with the built-in rules.
+    pub fn new() -> Scanner {
+        Scanner {
+            facts: Facts::default(),
+            rs: ruleset(),
+            p: patterns(),
+            kw: keywords(),
+            order: 0,
+            line: 1,
+            cell: None,
+            output: None,
+            exec: None,
+            tb: TbReader::default(),
+            dsa: None,
+            wrap: None,
+            after: Vec::new(),
+            tail: VecDeque::new(),
+            carry: Vec::new(),
+            first_host_seen: false,
+            last_long_line: None,
+        }
+    }
+
+    /// Starts a notebook cell: line numbers restart at 1.
+    pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
+        self.end_block();
+        self.cell = Some(index);
+        self.exec = execution_count;
+        self.output = None;
+        self.line = 1;
+        self.tail.clear();
+    }
+
+    /// Starts an output of the current cell: line numbers go on from the previous output.
+    pub fn begin_output(&mut self, index: u32) {
+        self.end_block();
+        self.output = Some(index);
+    }
+
+    /// Records a cell's source (for `CUDA_LAUNCH_BLOCKING` and import order).
+    pub fn cell_source(&mut self, src: CellSource) {
+        self.facts.cells.push(src);
+    }
+
+    /// Records how many cells the notebook has.
+    pub fn set_cell_count(&mut self, n: u32) {
+        self.facts.cell_count = Some(n);
+    }
+
+    /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
+    pub fn feed(&mut self, data: &[u8]) {
+        if let Err(e) = std::str::from_utf8(data) {
+            // An incomplete sequence at the very end is the next chunk's start, not an error.
+            if e.error_len().is_some() || e.valid_up_to() + 4 < data.len() {
+                self.facts.stats.lossy_utf8 = true;
+            }
+        }
+        self.feed_bytes(data);
+    }
+
+    /// Reads text.
+    pub fn feed_str(&mut self, text: &str) {
+        self.feed_bytes(text.as_bytes());
+    }
+
+    fn feed_bytes(&mut self, mut data: &[u8]) {
+        self.facts.stats.bytes += data.len() as u64;
+        if memchr::memchr(0, data).is_some() {
+            self.facts.stats.nul_bytes += memchr::memchr_iter(0, data).count() as u64;
+        }
+        if !self.carry.is_empty() {
+            match memchr::memchr(b'\n', data) {
+                Some(i) => {
+                    let mut line = std::mem::take(&mut self.carry);
+                    line.extend_from_slice(&data[..=i]);
+                    self.run(&line);
+                    data = &data[i + 1..];
+                }
+                None => {
+                    self.carry.extend_from_slice(data);
+                    self.flush_long_carry();
+                    return;
+                }
+            }
+        }
+        let used = self.run(data);
+        let mut rest = &data[used..];
+        while rest.len() > MAX_PIECE {
+            let cut = piece_end(rest, MAX_PIECE);
+            self.piece(&rest[..cut]);
+            rest = &rest[cut..];
+        }
+        self.carry.extend_from_slice(rest);
+    }
+
+    /// Ends the input and returns what was found.
+    pub fn finish(mut self) -> Facts {
+        self.end_block();
+        self.facts.stats.lines = self.order;
+        self.facts
+    }
+
+    fn flush_long_carry(&mut self) {
+        while self.carry.len() > MAX_PIECE {
+            let cut = piece_end(&self.carry, MAX_PIECE);
+            let head: Vec<u8> = self.carry.drain(..cut).collect();
+            self.piece(&head);
+        }
+    }
+
+    /// Reads a piece of a line longer than [`MAX_PIECE`]; the line number does not move.
+    fn piece(&mut self, bytes: &[u8]) {
+        if self.last_long_line != Some(self.order) {
+            self.facts.stats.long_lines += 1;
+            self.last_long_line = Some(self.order);
+        }
+        self.process(bytes, 0, bytes.len(), &VecDeque::new());
+    }
+
+    fn end_block(&mut self) {
+        if !self.carry.is_empty() {
+            let mut line = std::mem::take(&mut self.carry);
+            line.push(b'\n');
+            self.run(&line);
+        }
+        self.flush_wrap();
+        self.finish_dsa();
+        self.tb.close();
+        if let Some(tb) = self.tb.done.take() {
+            self.store_traceback(tb);
+        }
+        self.after.clear();
+    }
+
+    fn needs_every_line(&self) -> bool {
+        self.tb.active() || self.dsa.is_some() || self.wrap.is_some() || !self.after.is_empty()
+    }
+
+    fn advance(&mut self, n: u64) {
+        self.order += n;
+        self.line += n;
+    }
+
+    fn loc(&self) -> Loc {
+        Loc {
+            order: self.order,
+            at: Location { line: self.line, cell: self.cell, output: self.output, execution_count: self.exec },
+        }
+    }
+
+    /// Reads the complete lines of `buf`; returns the bytes used (up to the last newline).
+    fn run(&mut self, buf: &[u8]) -> usize {
+        let mut pos = 0;
+        let tail = std::mem::take(&mut self.tail);
+        while pos < buf.len() {
+            let ls = if self.needs_every_line() {
+                pos
+            } else {
+                match self.kw.find(&buf[pos..]) {
+                    None => {
+                        if let Some(i) = memchr::memrchr(b'\n', &buf[pos..]) {
+                            let n = memchr::memchr_iter(b'\n', &buf[pos..=pos + i]).count() as u64;
+                            self.advance(n);
+                            pos += i + 1;
+                        }
+                        break;
+                    }
+                    Some(m) => {
+                        let hit = pos + m.start();
+                        let ls = memchr::memrchr(b'\n', &buf[pos..hit]).map_or(pos, |i| pos + i + 1);
+                        if ls > pos {
+                            self.advance(memchr::memchr_iter(b'\n', &buf[pos..ls]).count() as u64);
+                        }
+                        ls
+                    }
+                }
+            };
+            let Some(i) = memchr::memchr(b'\n', &buf[ls..]) else {
+                pos = ls;
+                break;
+            };
+            let le = ls + i;
+            if le - ls > MAX_PIECE {
+                let mut s = ls;
+                while s < le {
+                    let cut = s + piece_end(&buf[s..le], MAX_PIECE);
+                    self.piece(&buf[s..cut]);
+                    s = cut;
+                }
+            } else {
+                self.process(buf, ls, le, &tail);
+            }
+            self.advance(1);
+            pos = le + 1;
+        }
+        self.tail = tail;
+        self.save_tail(&buf[..pos]);
+        pos
+    }
+
+    fn save_tail(&mut self, done: &[u8]) {
+        if done.is_empty() {
+            return;
+        }
+        // The last lines of `done`, oldest first.
+        let mut lines = Vec::new();
+        let mut end = done.len() - 1; // at the final newline
+        let mut no = self.line;
+        while lines.len() < TAIL_LINES {
+            let start = memchr::memrchr(b'\n', &done[..end]).map_or(0, |i| i + 1);
+            no -= 1;
+            let l = &done[start..end];
+            lines.push((no, l.len(), l[..l.len().min(TAIL_BYTES)].to_vec()));
+            if start == 0 {
+                break;
+            }
+            end = start - 1;
+        }
+        for l in lines.into_iter().rev() {
+            if self.tail.len() == TAIL_LINES {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(l);
+        }
+    }
+
+    /// Up to `k` lines before the line at `ls` of `buf`, most recent first: (number, byte
+    /// length, display text).
+    fn before(&self, buf: &[u8], ls: usize, k: usize, tail: &VecDeque<(u64, usize, Vec<u8>)>) -> Vec<(u64, usize, String)> {
+        let mut out = Vec::new();
+        let mut end = ls;
+        let mut no = self.line;
+        while out.len() < k && end > 0 {
+            let stop = end - 1; // the newline before the current line
+            let start = memchr::memrchr(b'\n', &buf[..stop]).map_or(0, |i| i + 1);
+            no -= 1;
+            let raw = &buf[start..stop];
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            out.push((no, raw.len(), strip_escapes(&String::from_utf8_lossy(clip_bytes(raw, TAIL_BYTES))).into_owned()));
+            end = start;
+        }
+        if out.len() < k && end == 0 {
+            for (n, len, b) in tail.iter().rev() {
+                if out.len() == k || *n >= no {
+                    if *n >= no {
+                        continue;
+                    }
+                    break;
+                }
+                let b = b.strip_suffix(b"\r").unwrap_or(b);
+                out.push((*n, *len, strip_escapes(&String::from_utf8_lossy(b)).into_owned()));
+            }
+        }
+        out
+    }
+
+    fn process(&mut self, buf: &[u8], ls: usize, le: usize, tail: &VecDeque<(u64, usize, Vec<u8>)>) {
+        let raw = &buf[ls..le];
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let decoded = String::from_utf8_lossy(raw);
+        let display = strip_escapes(&decoded);
+        let display: &str = &display;
+        let loc = self.loc();
+        self.capture_after(loc.at.line, display);
+        if self.wrap.is_some() && self.continue_wrap(display, loc) {
+            return;
+        }
+        let segs = segments(display);
+        let whole = segs.len() <= 1;
+        for (_, seg) in segs {
+            let quote = if whole { display } else { seg };
+            self.segment(buf, ls, raw.len(), seg, quote, loc, tail);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn segment(&mut self, buf: &[u8], ls: usize, raw_len: usize, seg: &str, quote: &str, loc: Loc, tail: &VecDeque<(u64, usize, Vec<u8>)>) {
+        let norm = normalise(seg);
+        let (stripped, had_log) = self.strip_prefix(&norm);
+
+        if self.dsa_line(stripped, seg, loc) {
+            return;
+        }
+
+        let translated = seg.contains("断言");
+        let parsed = kernel::parse(&norm, translated);
+        let partial = kernel::is_partial(&norm, &parsed);
+        if partial {
+            // The record continues on the next line (or started on the previous ones).
+            let before = self.before(buf, ls, facts::CONTEXT + 4, tail);
+            self.start_wrap(&norm, quote, raw_len, loc, translated, parsed.is_empty(), before);
+            return;
+        }
+        if !parsed.is_empty() {
+            for p in parsed {
+                let first = self.facts.sites.is_empty();
+                self.kernel_hit(p, quote, loc, None);
+                if first && !self.facts.sites.is_empty() {
+                    let before = self.before(buf, ls, facts::CONTEXT, tail);
+                    self.facts.kernel_context = before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
+                    self.after.push((Target::Kernel, facts::CONTEXT));
+                }
+            }
+            return;
+        }
+
+        let tbl = self.tb.feed(stripped, loc);
+        let ended = self.tb.done.take();
+        match tbl {
+            TbLine::Header | TbLine::Chain | TbLine::Frame | TbLine::Code | TbLine::Decoration => {
+                if let Some(tb) = ended {
+                    self.store_traceback(tb);
+                }
+                return;
+            }
+            TbLine::Exception | TbLine::Other => {}
+        }
+
+        let host = host::classify(stripped, had_log);
+        let tb_index = ended.map(|tb| self.store_traceback(tb));
+        if let Some(h) = host {
+            let device = h.kind == HostKind::DeviceAssert;
+            let mut tb_index = tb_index.flatten();
+            if device && !self.first_host_seen && tb_index.is_none() {
+                tb_index = self.partial_traceback(buf, ls, loc, tail);
+            }
+            self.host_hit(h, quote, stripped, loc, tb_index);
+            if device && !self.first_host_seen {
+                self.first_host_seen = true;
+                let before = self.before(buf, ls, facts::CONTEXT, tail);
+                self.facts.host_context = before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
+                self.after.push((Target::Host, facts::CONTEXT));
+            }
+        } else if tbl == TbLine::Exception {
+            if let Some(idx) = tb_index.flatten() {
+                if let Some(e) = self.facts.tracebacks[idx].exception.clone() {
+                    self.facts.last_exception = Some(e);
+                }
+            }
+        } else if let Some(c) = self.p.exception_line.captures(stripped.trim()) {
+            if c.name("msg").is_some_and(|m| !m.as_str().is_empty()) && !stripped.starts_with(' ') {
+                self.facts.last_exception = Some((c["name"].to_string(), c["msg"].to_string(), loc));
+            }
+        }
+        self.notes(stripped, seg, loc);
+    }
+
+    fn strip_prefix<'a>(&self, s: &'a str) -> (&'a str, bool) {
+        let mut rest = s;
+        let mut log = false;
+        for _ in 0..6 {
+            match self.p.prefix.captures(rest) {
+                Some(c) => {
+                    let m = c.get(0).expect("group 0");
+                    if m.end() == 0 || m.end() == rest.len() {
+                        break;
+                    }
+                    log |= c.name("log").is_some();
+                    rest = &rest[m.end()..];
+                }
+                None => break,
+            }
+        }
+        (rest, log)
+    }
+
+    fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
+        if s.contains("asynchronously reported") && self.facts.async_notes.len() < 64 {
+            self.facts.async_notes.push(loc);
+        }
+        if s.contains("TORCH_USE_CUDA_DSA") || s.contains("TORCH_USE_HIP_DSA") || s.contains("Device-side assertion tracking was not enabled") {
+            self.facts.dsa_hint = true;
+        }
+        if self.p.sets_launch_blocking(s) && self.facts.launch_blocking.len() < 16 {
+            self.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
+        }
+        if self.facts.messages.len() < MAX_MESSAGES {
+            for pattern in self.rs.message_matches(s) {
+                self.facts.messages.push(MessageHit { pattern, loc, quote: quote(seg.trim(), 0, 0) });
+            }
+        }
+    }
+
+    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, loc: Loc, end_line: Option<u64>) {
+        self.facts.kernel_records += 1;
+        let key: SiteKey = (
+            kernel::basename(&p.site.file).to_ascii_lowercase(),
+            p.site.line,
+            p.function_short.clone(),
+            p.site.condition.as_deref().map(condition_key),
+        );
+        if let Some(&i) = self.facts.site_index.get(&key) {
+            self.facts.sites[i].add(p.site.block, p.site.thread, loc.at.line);
+            return;
+        }
+        if self.facts.sites.len() >= MAX_SITES {
+            return;
+        }
+        let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
+        let hit = KernelHit {
+            loc,
+            end_line,
+            quote: quote(text, at, at + 200),
+            dialect: p.dialect,
+            site: p.site,
+            function_short: p.function_short,
+        };
+        self.facts.site_index.insert(key, self.facts.sites.len());
+        self.facts.sites.push(SiteAgg::new(hit));
+    }
+
+    fn host_hit(&mut self, h: host::Parsed, text: &str, stripped: &str, loc: Loc, traceback: Option<usize>) {
+        self.facts.host_total += 1;
+        if self.facts.host.len() >= MAX_HOST {
+            return;
+        }
+        let at = text.find(clip(&stripped[h.start..], 20)).unwrap_or(0);
+        self.facts.host.push(HostHit {
+            loc,
+            quote: quote(text, at, at + 120),
+            kind: h.kind,
+            dialect: h.dialect,
+            exception: h.exception,
+            traceback,
+        });
+    }
+
+    fn store_traceback(&mut self, tb: Traceback) -> Option<usize> {
+        if self.facts.tracebacks.len() >= MAX_TRACEBACKS {
+            return None;
+        }
+        self.facts.tracebacks.push(tb);
+        Some(self.facts.tracebacks.len() - 1)
+    }
+
+    /// Pieces together the source lines just above an error that has no traceback header (a
+    /// paste that starts mid-traceback, or a bare `return F.embedding(...)` line).
+    fn partial_traceback(&mut self, buf: &[u8], ls: usize, loc: Loc, tail: &VecDeque<(u64, usize, Vec<u8>)>) -> Option<usize> {
+        let mut code: Vec<(u64, String)> = Vec::new();
+        for (n, _, t) in self.before(buf, ls, 6, tail) {
+            let t = t.trim_end();
+            if t.trim().is_empty() {
+                break;
+            }
+            let norm = normalise(t);
+            let (s, _) = self.strip_prefix(&norm);
+            let looks_like_code = (s.starts_with(' ') || s.contains('(') || s.contains(" = ") || s.contains("+="))
+                && !s.contains("Assertion")
+                && !s.contains("rror:")
+                && !s.contains("asynchronously");
+            if looks_like_code {
+                code.push((n, s.trim().to_string()));
+            } else if !code.is_empty() {
+                break;
+            }
+        }
+        if code.is_empty() {
+            return None;
+        }
+        let (n, last) = code.remove(0);
+        let mut at = loc;
+        at.at.line = n;
+        at.order = loc.order.saturating_sub(loc.at.line - n);
+        let frame = TbFrame { code: Some(last), context: code.into_iter().map(|(_, c)| c).collect(), loc: at, ..TbFrame::default() };
+        self.store_traceback(Traceback { start: at, frames: vec![frame], partial: true, ..Traceback::default() })
+    }
+
+    fn capture_after(&mut self, line: u64, display: &str) {
+        if self.after.is_empty() {
+            return;
+        }
+        for (t, left) in self.after.iter_mut() {
+            let ctx = match t {
+                Target::Kernel => &mut self.facts.kernel_context,
+                Target::Host => &mut self.facts.host_context,
+            };
+            ctx.push((line, clip(display, 300).to_string()));
+            *left -= 1;
+        }
+        self.after.retain(|(_, left)| *left > 0);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_wrap(&mut self, norm: &str, quote: &str, raw_len: usize, loc: Loc, translated: bool, no_file: bool, before: Vec<(u64, usize, String)>) {
+        let mut w = Wrap { start: loc, norm: norm.trim_end().to_string(), quote: quote.trim_end().to_string(), lines: 1, translated, before: Vec::new() };
+        let mut rest = before.into_iter().peekable();
+        if no_file && raw_len >= 40 {
+            // A terminal hard-wrapped the record at a fixed width: earlier pieces have the same
+            // length.
+            while let Some((n, len, t)) = rest.next_if(|(_, len, _)| *len == raw_len) {
+                let _ = len;
+                w.norm.insert_str(0, &normalise(&t));
+                w.quote.insert_str(0, &t);
+                w.start.order -= w.start.at.line - n;
+                w.start.at.line = n;
+                w.lines += 1;
+            }
+        }
+        w.before = rest.take(facts::CONTEXT).map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
+        w.before.reverse();
+        self.wrap = Some(w);
+    }
+
+    /// Appends a line to the record being joined; returns true when the line was used.
+    fn continue_wrap(&mut self, display: &str, loc: Loc) -> bool {
+        let w = self.wrap.as_mut().expect("a wrap");
+        let norm = normalise(display);
+        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0 && !kernel::is_partial(&norm, &[])) {
+            // The next line is a record of its own: the wrapped one ends here.
+            self.flush_wrap();
+            return false;
+        }
+        w.norm.push_str(norm.trim_end());
+        w.quote.push_str(display.trim_end());
+        w.lines += 1;
+        let parsed = kernel::parse(&w.norm, w.translated);
+        if !parsed.is_empty() && !kernel::is_partial(&w.norm, &parsed) {
+            let w = self.wrap.take().expect("a wrap");
+            self.finish_wrap(w, parsed, Some(loc.at.line));
+            return true;
+        }
+        if w.lines >= MAX_WRAP {
+            self.flush_wrap();
+            return false;
+        }
+        true
+    }
+
+    /// Ends a wrap that did not complete: records what it holds, if anything.
+    fn flush_wrap(&mut self) {
+        if let Some(w) = self.wrap.take() {
+            let parsed = kernel::parse(&w.norm, w.translated);
+            if !parsed.is_empty() {
+                let end = w.start.at.line + u64::from(w.lines) - 1;
+                self.finish_wrap(w, parsed, Some(end));
+            }
+        }
+    }
+
+    fn finish_wrap(&mut self, w: Wrap, parsed: Vec<kernel::Parsed>, end_line: Option<u64>) {
+        let end_line = end_line.filter(|&e| e != w.start.at.line);
+        for p in parsed {
+            let first = self.facts.sites.is_empty();
+            self.kernel_hit(p, &w.quote, w.start, end_line);
+            if first && !self.facts.sites.is_empty() {
+                self.facts.kernel_context = w.before.clone();
+                self.after.push((Target::Kernel, facts::CONTEXT));
+            }
+        }
+    }
+
+    /// Reads a line of a `TORCH_USE_CUDA_DSA` report; returns true when it was one.
+    fn dsa_line(&mut self, s: &str, seg: &str, loc: Loc) -> bool {
+        let t = s.trim();
+        if t.starts_with("Looking for device-side assertion failure information") || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t)) {
+            self.facts.dsa_report = true;
+            return true;
+        }
+        if let Some(n) = t.strip_prefix("Assertion failure ") {
+            if n.trim().parse::<u32>().is_ok() {
+                self.finish_dsa();
+                self.dsa = Some(Dsa::default());
+                return true;
+            }
+        }
+        if t.contains(" = ") && (t.contains("assertion") || t.contains("kernel") || t.contains("Stream")) {
+            if let Some(c) = self.p.dsa_field.captures(s) {
+                let d = self.dsa.get_or_insert_with(Dsa::default);
+                let v = c["value"].to_string();
+                match &c["key"] {
+                    "GPU assertion failure message" => {
+                        d.loc = Some(loc);
+                        d.quote = seg.trim().to_string();
+                        d.site.condition = Some(v);
+                    }
+                    "File containing assertion" => match v.rsplit_once(':') {
+                        Some((f, l)) if l.parse::<u32>().is_ok() => {
+                            d.site.file = f.to_string();
+                            d.site.line = l.parse().ok();
+                        }
+                        _ => d.site.file = v,
+                    },
+                    "Device function containing assertion" => d.site.function = Some(v),
+                    "Thread ID that failed assertion" => d.site.thread = parse_triple(&v),
+                    "Block ID that failed assertion" => d.site.block = parse_triple(&v),
+                    "Name of kernel launched that led to failure" => d.kernel = Some(v),
+                    _ => {}
+                }
+                return true;
+            }
+        }
+        if self.dsa.is_some() {
+            if t.starts_with("CPU launch site info") || t.starts_with("[But at least") || t.starts_with("Adjust `C10_CUDA_DSA") || t.starts_with("Launch stacktracing") {
+                return true;
+            }
+            self.finish_dsa();
+        }
+        false
+    }
+
+    fn finish_dsa(&mut self) {
+        let Some(d) = self.dsa.take() else { return };
+        let Some(loc) = d.loc else { return };
+        self.facts.dsa_report = true;
+        let function_short = d.site.function.as_deref().and_then(kernel::short_function).or(d.kernel.as_deref().and_then(kernel::short_function));
+        let p = kernel::Parsed { start: 0, end: 0, site: d.site, dialect: "dsa", function_short };
+        let first = self.facts.sites.is_empty();
+        self.kernel_hit(p, &d.quote, loc, None);
+        if first && !self.facts.sites.is_empty() {
+            self.after.push((Target::Kernel, facts::CONTEXT));
+        }
+    }
+
+}
+
+fn parse_triple(s: &str) -> Option<[u32; 3]> {
+    let s = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let mut it = s.split(',').map(|p| p.trim().parse::<u32>());
+    let t = [it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?];
+    Some(t)
+}
+
+fn clip_bytes(b: &[u8], max: usize) -> &[u8] {
+    &b[..b.len().min(max)]
+}
+
+/// Where to end a piece of a long line: at the last space before `max`, else at `max` (moved
+/// back to a UTF-8 boundary).
+fn piece_end(b: &[u8], max: usize) -> usize {
+    if b.len() <= max {
+        return b.len();
+    }
+    let floor = max - max / 16;
+    if let Some(i) = memchr::memrchr(b' ', &b[floor..max]) {
+        return floor + i + 1;
+    }
+    let mut cut = max;
+    while cut > 0 && (b[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    cut
+}
+
+/// Quotes `text`, cut to a window around `[from, to)` when it is long.
+fn quote(text: &str, from: usize, to: usize) -> Quote {
+    let t = text.trim_end();
+    let (w, truncated) = window(t, from.min(t.len()), to.min(t.len()), MAX_TEXT);
+    Quote { text: w.to_string(), truncated }
+}
+
+/// Reads a whole text (for callers that hold it in memory).
+pub fn scan_text(text: &str) -> Facts {
+    let mut s = Scanner::new();
+    s.feed_str(text);
+    s.finish()
+}

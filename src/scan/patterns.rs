@@ -1,0 +1,273 @@
+//! The formats PyTorch, Python, IPython and the CUDA runtime print, as regular expressions.
+//!
+//! These describe *how things are printed* (a kernel assertion line, a traceback frame, a CUDA
+//! error). *What they mean* (which cause, which fix) is data in `rules/`. Every pattern here is
+//! compiled once; the `regex` crate keeps all of them linear-time in the input.
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// The compiled formats.
+pub struct Patterns {
+    /// A kernel assertion line: `file:line: func: block: [..], thread: [..] Assertion `cond` failed.`
+    /// (also the Windows form without a function, the SYCL form with global/local ids, the
+    /// `[CUDA_KERNEL_ASSERT]` form and the machine-translated form once normalised).
+    pub kernel: Regex,
+    /// A HIP/ROCm kernel assertion: `file:line: func: Device-side assertion `cond' failed.`
+    pub kernel_hip: Regex,
+    /// The middle of a kernel line whose start or end was wrapped away.
+    pub kernel_partial: Regex,
+    /// `N CUDA device-side assertion failures were found on GPU #d!`
+    pub dsa_found: Regex,
+    /// A `key = value` line of a `TORCH_USE_CUDA_DSA` report record.
+    pub dsa_field: Regex,
+    /// `CUDA error: ...`, `HIP error: ...`, `cuDNN error: ...` and the other API error forms.
+    pub api_error: Regex,
+    /// `cuda runtime error (59) : device-side assert triggered at file:line`
+    pub runtime_code: Regex,
+    /// `THCudaCheck FAIL file=... line=... error=59 : ...`
+    pub thcudacheck: Regex,
+    /// `copy_if failed to synchronize: device-side assert triggered`
+    pub sync_failed: Regex,
+    /// `CUDA warning: ...` (teardown warnings after an assert).
+    pub api_warning: Regex,
+    /// `CUDA out of memory.` from the caching allocator.
+    pub oom: Regex,
+    /// NCCL failures.
+    pub nccl: Regex,
+    /// ROCm's runtime abort after a kernel fault.
+    pub hsa: Regex,
+    /// An exception class followed by its message, or a repr of an exception.
+    pub exception_lead: Regex,
+    /// The Python warnings module's `file:line: Category: message` form.
+    pub warning_lead: Regex,
+    /// A Python exception line that ends a traceback.
+    pub exception_line: Regex,
+    /// Prefixes that loggers and launchers put before each line.
+    pub prefix: Regex,
+    /// `Traceback (most recent call last)`.
+    pub tb_header: Regex,
+    /// The separators between chained exceptions.
+    pub tb_chain: Regex,
+    /// `File "path", line N, in func`.
+    pub frame_std: Regex,
+    /// IPython 8: `File path:N, in func(args)`.
+    pub frame_ipy8: Regex,
+    /// IPython 8 cells: `Cell In[11], line 13` and `Input In [5], in <cell line: 3>()`.
+    pub frame_cell: Regex,
+    /// IPython 5-7 and Colab: `<ipython-input-4-abc> in f(args)`, `/path/x.py in f(args)`.
+    pub frame_ipy5: Regex,
+    /// `rich`: `/path/x.py:162 in forward`.
+    pub frame_rich: Regex,
+    /// IPython context lines: `---> 24     code`, `     22     code`, `❱ 162 code`.
+    pub code_numbered: Regex,
+    /// Colab's collapsed frames: `4 frames`, `[... skipping hidden 12 frame]`.
+    pub folded: Regex,
+    /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
+    pub launch_blocking: Regex,
+    /// A source line that imports torch (directly or through a library built on it).
+    pub imports_torch: Regex,
+    /// A source line that uses CUDA (and so initialises it).
+    pub uses_cuda: Regex,
+    /// Code that only reads, moves, prints or reduces data: it cannot assert by itself, it
+    /// only reports an assert that happened earlier.
+    pub innocent: Regex,
+    /// Errors that are the CPU form of a device-side assert's cause.
+    pub cpu_twin: Regex,
+}
+
+impl Patterns {
+    /// True when `line` sets `CUDA_LAUNCH_BLOCKING=1` (not PyTorch's hint to do so).
+    pub fn sets_launch_blocking(&self, line: &str) -> bool {
+        line.contains("CUDA_LAUNCH_BLOCKING")
+            && !line.contains("consider passing")
+            && self.launch_blocking.is_match(line)
+    }
+}
+
+/// Returns the compiled formats.
+pub fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(Patterns::compile)
+}
+
+fn re(src: &str) -> Regex {
+    Regex::new(src).unwrap_or_else(|e| panic!("engine pattern does not compile: {e}\n{src}"))
+}
+
+// A source path as printed by a kernel: Windows drive letters, both separators, build
+// prefixes such as `../aten`, `/opt/conda/conda-bld/pytorch_123/work`, `C:/cb/...\work\c10`.
+const KFILE: &str = r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl))";
+
+impl Patterns {
+    fn compile() -> Patterns {
+        Patterns {
+            kernel: re(&format!(
+                r"{KFILE}:(?P<lno>\d+):\s*(?:(?P<func>(?:[^:\n]|::)*?):\s*)?(?:block:\s*\[(?P<block>[^\]\n]*)\],?\s*thread:\s*\[(?P<thread>[^\]\n]*)\]|global\s+id:\s*\[(?P<gid>[^\]\n]*)\],?\s*local\s+id:\s*\[(?P<lid>[^\]\n]*)\])\s*:?\s*Assertion\s*(?:failed:\s*)?(?:`(?P<cond>[^`\n]*)`)?"
+            )),
+            kernel_hip: re(&format!(
+                r"{KFILE}:(?P<lno>\d+):\s*(?P<func>[^\n]*?):\s*Device-side assertion\s*`(?P<cond>[^'`\n]*)['`]\s*failed"
+            )),
+            kernel_partial: re(r"(?:block|global\s+id):\s*\[[^\]\n]*\],?\s*(?:thread|local\s+id):\s*\[[^\]\n]*\]\s*:?\s*Assertion"),
+            dsa_found: re(r"(?P<n>\d+) CUDA device-side assertion failures? (?:were|was) found on GPU #(?P<gpu>\d+)"),
+            dsa_field: re(r"^\s*(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$"),
+            api_error: re(r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) error:\s*(?P<msg>.*)"),
+            runtime_code: re(r"(?i:cuda|hip) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
+            thcudacheck: re(r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)"),
+            sync_failed: re(r"(?P<what>[\w:]+) failed to synchronize:\s*(?:cudaErrorAssert:\s*)?(?P<msg>.*)"),
+            api_warning: re(r"(?:CUDA|HIP) warning:\s*(?P<msg>.*)"),
+            oom: re(r"(?:CUDA|HIP) out of memory\b"),
+            nccl: re(r"NCCL error\b|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|Watchdog caught collective operation timeout"),
+            hsa: re(r"HSA_STATUS_ERROR_\w+"),
+            exception_lead: re(r"^\s*(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$"),
+            warning_lead: re(r"^\S+:\d+:\s*(?P<exc>\w*Warning):\s*$"),
+            exception_line: re(r"^(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)|StopIteration|KeyboardInterrupt|Exception))(?:\s*:\s?(?P<msg>.*?))?\s*$"),
+            prefix: re(concat!(
+                r"^(?:",
+                r"(?P<rank>\s*\[(?i:rank)\s*\d+\]\s*:?\s?|\s*(?i:rank)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
+                r"|(?P<log>",
+                r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s?",
+                r"|\d{2}/\d{2}(?:/\d{2,4})?\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s?",
+                r"|\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s?",
+                r"|\[\s*(?:INFO|WARN|WARNING|ERROR|DEBUG|CRITICAL|FATAL)\s*\]\s?:?\s?",
+                r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):(?:[\w.]+:)?\s?",
+                r"|[IWEF]\d{4}\s+\d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+\S+:\d+\]\s?",
+                r"|\[[WEIF]\s+[^\]]*\]\s?",
+                r"|\S+\s+MODEL_LOG\s+-\s+",
+                r"|[\w.]+\s+-\s+(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+",
+                r"))"
+            )),
+            tb_header: re(r"Traceback \(most recent call last\)"),
+            tb_chain: re(r"^\s*(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception)"),
+            frame_std: re(r#"^\s*File\s+"(?P<path>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>.*?))?\s*$"#),
+            frame_ipy8: re(r"^\s*File\s+(?P<path>\S.*?):(?P<line>\d+)(?:,\s+in\s+(?P<func>.*?))?\s*$"),
+            frame_cell: re(r"^\s*(?P<path>(?:Cell|Input)\s+In\s*\[\s*\d*\s*\]),\s*(?:line\s+(?P<line>\d+)(?:,\s*in\s+(?P<func>.*?))?|in\s+(?P<func2>.*?))\s*$"),
+            frame_ipy5: re(r"^\s*(?P<path><ipython-input-\d+-[0-9a-f]+>|\S+\.py)\s+in\s+(?P<func><[^>]*>(?:\(\))?|[\w.]+(?:\(.*\))?)\s*$"),
+            frame_rich: re(r"^\s*(?P<path>\S+\.py|<[^>]+>):(?P<line>\d+)\s+in\s+(?P<func>\S+)\s*$"),
+            code_numbered: re(r"^\s*(?P<arrow>-+>|❱)?\s*(?P<num>\d+)(?:\s(?P<code>.*))?$"),
+            folded: re(r"^\s*(?P<n>\d+)\s+frames?\s*$|\[\.\.\. skipping hidden (?P<n2>\d+) frames?\]"),
+            launch_blocking: re(concat!(
+                r#"environ\s*\[\s*['"]CUDA_LAUNCH_BLOCKING['"]\s*\]\s*=\s*['"]?1"#,
+                r#"|environ\.setdefault\(\s*['"]CUDA_LAUNCH_BLOCKING['"]\s*,\s*['"]1"#,
+                r#"|putenv\(\s*['"]CUDA_LAUNCH_BLOCKING['"]\s*,\s*['"]1"#,
+                r#"|%env\s+CUDA_LAUNCH_BLOCKING\s*=?\s*['"]?1"#,
+                r#"|(?:^|[\s;&(!])(?:export\s+|set\s+|\$env:)?CUDA_LAUNCH_BLOCKING\s*=\s*['"]?1['"]?(?:\s+\S|\s*$)"#
+            )),
+            imports_torch: re(r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b"),
+            uses_cuda: re(r#"\.cuda\(|\.to\(\s*['"]cuda|\bdevice\s*=\s*['"]cuda|torch\.device\(\s*['"]cuda|\.to\(\s*(?:self\.)?device\b|torch\.cuda\.(?:set_device|manual_seed(?:_all)?|synchronize|empty_cache|init|current_device|mem_get_info)\b"#),
+            innocent: re(concat!(
+                r"\.item\(\)|\.cpu\(\)|\.tolist\(\)|\.numpy\(\)|\.to\(|\.cuda\(|\bprint\(|empty_cache\(|synchronize\(|\.backward\(",
+                r"|\.step\(|zero_grad\(|clip_grad_norm_?\(|torch\.(?:tensor|as_tensor|from_numpy|zeros|ones|empty|full|rand|randn|randint|arange|stack|cat)\(",
+                r"|\bfloat\(|\bint\(|\.sum\(|\.mean\(|\.eq\(|\.argmax\(|\.max\(|\brelu\(|\.detach\(|\.clone\(|\.copy_\(",
+                r"|\.float\(|\.half\(|\.long\(|\.append\(|\baccuracy\(|\.all\(|\.any\(|\._apply\(|\bconvert\(|\bt\.to\("
+            )),
+            cpu_twin: re(concat!(
+                r"Target -?\d+ is out of bounds|index out of range in self|index -?\d+ is out of bounds for dimension",
+                r"|Assertion .cur_target >= 0|probability tensor contains either|invalid multinomial distribution",
+                r"|Class values must be (?:non-negative|smaller than num_classes)|all elements of input should be between 0 and 1"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_dialects() {
+        let p = patterns();
+        let cases = [
+            ("../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+             "../aten/src/ATen/native/cuda/Loss.cu", Some("nll_loss_forward_reduce_cuda_kernel_2d"), Some("t >= 0 && t < n_classes")),
+            ("C:\\w\\pytorch\\aten\\src\\ATen\\native\\cuda\\IndexKernel.cu:91: block: [2,0,0], thread: [3,0,0] Assertion `x` failed.",
+             "C:\\w\\pytorch\\aten\\src\\ATen\\native\\cuda\\IndexKernel.cu", None, Some("x")),
+            ("/p/THCUNN/ClassNLLCriterion.cu:105: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+             "/p/THCUNN/ClassNLLCriterion.cu", Some("void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, long) [with Dtype = float, Acctype = float]"), Some("t >= 0 && t < n_classes")),
+            ("/tmp/torchinductor_u/k4/ck4x.py:30: unknown: block: [24,0,0], thread: [48,0,0] Assertion `index out of bounds: 0 <= tmp4 < 1 + ks0` failed.",
+             "/tmp/torchinductor_u/k4/ck4x.py", Some("unknown"), Some("index out of bounds: 0 <= tmp4 < 1 + ks0")),
+            ("[CUDA_KERNEL_ASSERT] /a/Foo.cu:12: kern: block: [1,0,0], thread: [2,0,0]: Assertion failed: `x < n`: value 9",
+             "/a/Foo.cu", Some("kern"), Some("x < n")),
+            ("/x/Indexing.cpp:40: operator(): global id: [3,0,0], local id: [3,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+             "/x/Indexing.cpp", Some("operator()"), Some("srcIndex < srcSelectDimSize")),
+            ("IndexKernel.cu:92:operator():block:[3356,0,0],thread:[86,0,0] Assertion failed.",
+             "IndexKernel.cu", Some("operator()"), None),
+        ];
+        for (line, file, func, cond) in cases {
+            let c = p.kernel.captures(line).unwrap_or_else(|| panic!("no match: {line}"));
+            assert_eq!(c.name("file").map(|m| m.as_str()), Some(file), "{line}");
+            assert_eq!(c.name("func").map(|m| m.as_str()), func, "{line}");
+            assert_eq!(c.name("cond").map(|m| m.as_str()), cond, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_unclosed_template_bracket_does_not_hide_the_record() {
+        let line = "/p/THC/THCTensorIndex.cu:308: void indexSelectSmallIndex(TensorInfo<T, IndexType>, long) [with T = float, IdxDim = -2: block: [0,0,0], thread: [1,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
+        let c = patterns().kernel.captures(line).expect("a match");
+        assert_eq!(&c["cond"], "srcIndex < srcSelectDimSize");
+        assert_eq!(&c["thread"], "1,0,0");
+    }
+
+    #[test]
+    fn windows_records_on_one_line_stay_apart() {
+        let line = "C:\\a\\X.cu:1: block: [0,0,0], thread: [0,0,0] Assertion `a` failed. C:\\a\\X.cu:1: block: [0,0,0], thread: [1,0,0] Assertion `a` failed.";
+        let n = patterns().kernel.captures_iter(line).count();
+        assert_eq!(n, 2);
+        for c in patterns().kernel.captures_iter(line) {
+            assert!(c.name("func").is_none());
+        }
+    }
+
+    #[test]
+    fn cpu_and_hip_asserts_are_told_apart() {
+        let p = patterns();
+        // glibc's host assert on CPU: no block or thread, so not a kernel line.
+        assert!(!p.kernel.is_match("RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.  at /x/ClassNLLCriterion.c:92"));
+        let c = p.kernel_hip.captures("/x/Loss.hip:242: void k(float *): Device-side assertion `t >= 0 && t < n_classes' failed.").unwrap();
+        assert_eq!(&c["cond"], "t >= 0 && t < n_classes");
+    }
+
+    #[test]
+    fn prefixes() {
+        let p = patterns();
+        for (line, rest) in [
+            ("[rank0]: RuntimeError: x", "RuntimeError: x"),
+            ("14: RuntimeError: x", "RuntimeError: x"),
+            ("2022-12-28 16:13:02 [ERROR]  RuntimeError: x", "[ERROR]  RuntimeError: x"),
+            ("[W CUDAGuardImpl.h:115] Warning: CUDA warning: x", "Warning: CUDA warning: x"),
+            ("W-9000-m_1.0-stderr MODEL_LOG - ../a/b.cu:1: x", "../a/b.cu:1: x"),
+        ] {
+            let m = p.prefix.find(line).unwrap();
+            assert_eq!(&line[m.end()..], rest);
+        }
+        assert!(p.prefix.find("RuntimeError: x").is_none());
+    }
+
+    #[test]
+    fn frames() {
+        let p = patterns();
+        let c = p.frame_std.captures(r#"  File "/a/b.py", line 12, in forward"#).unwrap();
+        assert_eq!((&c["path"], &c["line"], &c["func"]), ("/a/b.py", "12", "forward"));
+        let c = p.frame_ipy8.captures("File /x/functional.py:3029, in cross_entropy(input, target)").unwrap();
+        assert_eq!(&c["func"], "cross_entropy(input, target)");
+        let c = p.frame_cell.captures("Cell In[11], line 13").unwrap();
+        assert_eq!(&c["line"], "13");
+        let c = p.frame_ipy5.captures("<ipython-input-4-d566ddbd645c> in train(loader, model)").unwrap();
+        assert_eq!(&c["func"], "train(loader, model)");
+        let c = p.frame_ipy5.captures("/tmp/ipykernel_9488/783220733.py in <cell line: 0>()").unwrap();
+        assert_eq!(&c["func"], "<cell line: 0>()");
+    }
+
+    #[test]
+    fn launch_blocking_set_but_not_the_hint() {
+        let p = patterns();
+        assert!(p.sets_launch_blocking(r#"os.environ["CUDA_LAUNCH_BLOCKING"] = "1""#));
+        assert!(p.sets_launch_blocking("$ CUDA_LAUNCH_BLOCKING=1 python train.py"));
+        assert!(p.sets_launch_blocking("%env CUDA_LAUNCH_BLOCKING=1"));
+        assert!(p.sets_launch_blocking("export CUDA_LAUNCH_BLOCKING=1"));
+        assert!(!p.sets_launch_blocking("For debugging consider passing CUDA_LAUNCH_BLOCKING=1."));
+        assert!(!p.sets_launch_blocking("For debugging consider passing CUDA_LAUNCH_BLOCKING=1"));
+        assert!(!p.sets_launch_blocking(r#"os.environ["CUDA_LAUNCH_BLOCKING"] = "0""#));
+    }
+}

@@ -1,0 +1,327 @@
+//! Python tracebacks in the shapes people paste them: the standard one, IPython 5-8 and
+//! Colab (numbered context lines, `---->` arrows, folded frames, links), `rich` boxes, logger
+//! prefixes, flattened indentation.
+
+use super::facts::{Loc, TbFrame, Traceback, MAX_FRAMES};
+use super::patterns::patterns;
+
+/// What a line is, seen from inside (or at the start of) a traceback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TbLine {
+    /// `Traceback (most recent call last)`.
+    Header,
+    /// A separator between chained exceptions.
+    Chain,
+    /// A frame line.
+    Frame,
+    /// A source line of the current frame.
+    Code,
+    /// A line that folds frames away, or a caret line.
+    Decoration,
+    /// The exception line that ends the traceback; the traceback is ready in `done`.
+    Exception,
+    /// Anything else.
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Expect {
+    #[default]
+    Nothing,
+    /// A standard frame: one source line follows.
+    OneLine,
+    /// An IPython frame: numbered context lines follow.
+    Numbered,
+}
+
+/// Reads tracebacks line by line.
+#[derive(Debug, Default)]
+pub struct TbReader {
+    current: Option<Traceback>,
+    expect: Expect,
+    idle: u32,
+    /// A traceback that has just ended, waiting to be taken.
+    pub done: Option<Traceback>,
+}
+
+/// Lines without frame structure after which a traceback is given up.
+const MAX_IDLE: u32 = 40;
+
+impl TbReader {
+    /// True while inside a traceback: every line must then be read.
+    pub fn active(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Reads one prefix-stripped, normalised line.
+    pub fn feed(&mut self, s: &str, loc: Loc) -> TbLine {
+        let p = patterns();
+        if s.contains("Traceback (most recent call last)") && p.tb_header.is_match(s) {
+            self.close();
+            self.current = Some(Traceback { start: loc, ..Traceback::default() });
+            self.set_expect(Expect::Nothing);
+            return TbLine::Header;
+        }
+        if self.current.is_some() && (s.starts_with("During handling") || s.starts_with("The above exception")) && p.tb_chain.is_match(s) {
+            self.close();
+            return TbLine::Chain;
+        }
+        if let Some(frame) = parse_frame(s, self.current.is_some(), loc) {
+            let numbered = frame.1;
+            let tb = self.current.get_or_insert_with(|| Traceback { start: loc, partial: true, ..Traceback::default() });
+            push_frame(tb, frame.0);
+            self.set_expect(if numbered { Expect::Numbered } else { Expect::OneLine });
+            return TbLine::Frame;
+        }
+        let Some(tb) = self.current.as_mut() else {
+            return TbLine::Other;
+        };
+        let trimmed = s.trim();
+        if trimmed.chars().all(|c| c == '^' || c == '~' || c == ' ') && !trimmed.is_empty() {
+            return TbLine::Decoration;
+        }
+        if let Some(c) = p.folded.captures(s) {
+            let n = c.name("n").or_else(|| c.name("n2")).and_then(|m| m.as_str().parse::<u32>().ok()).unwrap_or(0);
+            tb.folded += n;
+            self.idle = 0;
+            return TbLine::Decoration;
+        }
+        match self.expect {
+            Expect::OneLine if !trimmed.is_empty() && p.exception_line.captures(trimmed).is_none() => {
+                if let Some(f) = tb.frames.last_mut() {
+                    f.code = Some(trimmed.to_string());
+                }
+                self.set_expect(Expect::Nothing);
+                return TbLine::Code;
+            }
+            Expect::Numbered => {
+                if let Some(c) = p.code_numbered.captures(s) {
+                    let code = c.name("code").map(|m| m.as_str().trim()).unwrap_or("");
+                    if let Some(f) = tb.frames.last_mut() {
+                        if c.name("arrow").is_some() {
+                            f.code = Some(code.to_string());
+                        } else if !code.is_empty() && f.context.len() < 12 {
+                            f.context.push(code.to_string());
+                        }
+                    }
+                    self.idle = 0;
+                    return TbLine::Code;
+                }
+                if trimmed == "(...)" || trimmed == "..." {
+                    return TbLine::Decoration;
+                }
+                if !trimmed.is_empty() && p.exception_line.captures(trimmed).is_none() {
+                    // A wrapped continuation of the previous source line.
+                    if s.starts_with(' ') {
+                        return TbLine::Code;
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(c) = p.exception_line.captures(trimmed) {
+            let name = c["name"].to_string();
+            let msg = c.name("msg").map(|m| m.as_str().to_string()).unwrap_or_default();
+            // `Exception` alone is also a word in prose; require a message or a traceback body.
+            if !tb.frames.is_empty() || !msg.is_empty() {
+                tb.exception = Some((name, msg, loc));
+                self.close();
+                return TbLine::Exception;
+            }
+        }
+        self.idle += 1;
+        if self.idle > MAX_IDLE {
+            self.close();
+        }
+        TbLine::Other
+    }
+
+    fn set_expect(&mut self, e: Expect) {
+        self.expect = e;
+        self.idle = 0;
+    }
+
+    /// Ends the current traceback (at an exception, a chain separator, or the end of a block).
+    pub fn close(&mut self) {
+        if let Some(tb) = self.current.take() {
+            if !tb.frames.is_empty() || tb.exception.is_some() {
+                self.done = Some(tb);
+            }
+        }
+        self.expect = Expect::Nothing;
+        self.idle = 0;
+    }
+}
+
+fn push_frame(tb: &mut Traceback, f: TbFrame) {
+    if tb.frames.len() >= MAX_FRAMES {
+        // Keep the outermost frames and the innermost ones; drop from the middle.
+        tb.frames.remove(MAX_FRAMES / 4);
+        tb.dropped += 1;
+    }
+    tb.frames.push(f);
+}
+
+/// Parses a frame line. Returns the frame and whether numbered context lines follow.
+fn parse_frame(s: &str, active: bool, loc: Loc) -> Option<(TbFrame, bool)> {
+    let p = patterns();
+    let t = s.trim_start();
+    if t.starts_with("File") {
+        if let Some(c) = p.frame_std.captures(s) {
+            return Some((frame(&c["path"], c.name("line").map(|m| m.as_str()), c.name("func").map_or("", |m| m.as_str()), loc), false));
+        }
+        if let Some(c) = p.frame_ipy8.captures(s) {
+            return Some((frame(&c["path"], Some(&c["line"]), c.name("func").map_or("", |m| m.as_str()), loc), true));
+        }
+    }
+    if t.starts_with("Cell In") || t.starts_with("Input In") {
+        if let Some(c) = p.frame_cell.captures(s) {
+            let func = c.name("func").or_else(|| c.name("func2")).map_or("<cell>", |m| m.as_str());
+            return Some((frame(&c["path"], c.name("line").map(|m| m.as_str()), func, loc), true));
+        }
+    }
+    if t.contains(" in ") && (t.starts_with('<') || t.contains(".py ")) {
+        if let Some(c) = p.frame_ipy5.captures(s) {
+            return Some((frame(&c["path"], None, &c["func"], loc), true));
+        }
+    }
+    if active && t.contains(".py:") && t.contains(" in ") {
+        if let Some(c) = p.frame_rich.captures(s) {
+            return Some((frame(&c["path"], Some(&c["line"]), &c["func"], loc), true));
+        }
+    }
+    None
+}
+
+fn frame(path: &str, line: Option<&str>, func: &str, loc: Loc) -> TbFrame {
+    TbFrame {
+        path: path.trim().to_string(),
+        line: line.and_then(|l| l.parse().ok()),
+        func: function_name(func),
+        code: None,
+        context: Vec::new(),
+        loc,
+    }
+}
+
+/// `nll_loss(input, target, ...)` gives `nll_loss`; `<cell line: 0>()` gives `<cell line: 0>`;
+/// `Module.cpu.<locals>.<lambda>(t)` gives `Module.cpu.<locals>.<lambda>`.
+fn function_name(f: &str) -> String {
+    let f = f.trim();
+    if f.starts_with('<') {
+        if let Some(end) = f.find('>') {
+            return f[..=end].to_string();
+        }
+    }
+    let mut depth = 0;
+    for (i, c) in f.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth <= 0 => return f[..i].to_string(),
+            _ => {}
+        }
+    }
+    f.to_string()
+}
+
+/// True when a frame's file belongs to an installed package rather than the user's code.
+pub fn is_library(path: &str) -> bool {
+    let p = path.replace('\\', "/");
+    p.contains("site-packages/")
+        || p.contains("dist-packages/")
+        || p.contains("/lib/python")
+        || p.contains("<frozen")
+        || p.contains("/torch/")
+        || p.starts_with("torch/")
+}
+
+/// The installed package a library frame belongs to (`torch`, `transformers`, ...).
+pub fn library_name(path: &str) -> Option<String> {
+    let p = path.replace('\\', "/");
+    for marker in ["site-packages/", "dist-packages/"] {
+        if let Some(i) = p.find(marker) {
+            let rest = &p[i + marker.len()..];
+            let name = rest.split('/').next().unwrap_or("");
+            let name = name.strip_suffix(".py").unwrap_or(name);
+            if !name.is_empty() {
+                return Some(name.to_string());
+            }
+        }
+    }
+    if p.contains("/torch/") || p.starts_with("torch/") {
+        return Some("torch".into());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(lines: &[&str]) -> Traceback {
+        let mut r = TbReader::default();
+        for (i, l) in lines.iter().enumerate() {
+            let loc = Loc { order: i as u64, ..Loc::default() };
+            r.feed(l, loc);
+        }
+        r.close();
+        r.done.expect("a traceback")
+    }
+
+    #[test]
+    fn standard_traceback() {
+        let tb = read(&[
+            "Traceback (most recent call last):",
+            r#"  File "train.py", line 10, in <module>"#,
+            "    main()",
+            r#"  File "/usr/lib/python3.10/site-packages/torch/nn/functional.py", line 3029, in cross_entropy"#,
+            "    return torch._C._nn.cross_entropy_loss(input, target)",
+            "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+            "RuntimeError: CUDA error: device-side assert triggered",
+        ]);
+        assert_eq!(tb.frames.len(), 2);
+        assert_eq!(tb.frames[1].func, "cross_entropy");
+        assert_eq!(tb.frames[1].code.as_deref(), Some("return torch._C._nn.cross_entropy_loss(input, target)"));
+        assert_eq!(tb.exception.as_ref().map(|e| e.0.as_str()), Some("RuntimeError"));
+    }
+
+    #[test]
+    fn ipython_traceback_with_context_and_folds() {
+        let tb = read(&[
+            "RuntimeError                              Traceback (most recent call last)",
+            "<ipython-input-7-0a1b2c3d4e5f> in <module>()",
+            "      1 model.train()",
+            "----> 2 loss = fit(model, loader)",
+            "",
+            "3 frames",
+            "/usr/local/lib/python3.10/dist-packages/torch/nn/functional.py in embedding(input, weight, padding_idx)",
+            "   2231     _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)",
+            "-> 2233 return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)",
+            "",
+            "RuntimeError: CUDA error: device-side assert triggered",
+        ]);
+        assert_eq!(tb.frames.len(), 2);
+        assert_eq!(tb.folded, 3);
+        assert_eq!(tb.frames[0].code.as_deref(), Some("loss = fit(model, loader)"));
+        assert_eq!(tb.frames[0].context, ["model.train()"]);
+        assert_eq!(tb.frames[1].func, "embedding");
+        assert!(tb.frames[1].code.as_deref().unwrap().starts_with("return torch.embedding"));
+    }
+
+    #[test]
+    fn libraries() {
+        assert!(is_library("/usr/local/lib/python3.10/dist-packages/transformers/models/x.py"));
+        assert_eq!(library_name("C:\\Py\\lib\\site-packages\\torch\\nn\\functional.py").as_deref(), Some("torch"));
+        assert_eq!(library_name("/x/site-packages/ultralytics/engine/trainer.py").as_deref(), Some("ultralytics"));
+        assert!(!is_library("<ipython-input-4-abc>"));
+        assert!(!is_library("/content/train.py"));
+    }
+
+    #[test]
+    fn function_names() {
+        assert_eq!(function_name("nll_loss(input, target, weight)"), "nll_loss");
+        assert_eq!(function_name("<cell line: 0>()"), "<cell line: 0>");
+        assert_eq!(function_name("Module.cpu.<locals>.<lambda>(t)"), "Module.cpu.<locals>.<lambda>");
+    }
+}
