@@ -62,17 +62,11 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         Some(LAUNCH_BLOCKING_SNIPPET),
         lb == LaunchBlocking::Set,
     ));
-    v.push(step(
-        "rerun",
-        if c.notebook { Msg::StepRerunCellsTitle } else { Msg::StepRerunScriptTitle }.text(l).into(),
-        Msg::StepRerunBody.text(l).into(),
-        None,
-        false,
-    ));
+    v.push(rerun(c));
     v.push(step(
         "first_only",
         Msg::StepFirstOnlyTitle.text(l).into(),
-        Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)]),
+        if c.echo_count > 0 { Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)]) } else { Msg::StepFirstOnlyBodyNone.text(l).to_string() },
         None,
         false,
     ));
@@ -93,6 +87,16 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     v
 }
 
+fn rerun(c: &Context<'_>) -> Step {
+    let l = c.lang;
+    let (title, body) = if c.notebook {
+        (Msg::StepRerunCellsTitle, Msg::StepRerunBody)
+    } else {
+        (Msg::StepRerunScriptTitle, Msg::StepRerunScriptBody)
+    };
+    step("rerun", title.text(l).into(), body.text(l).into(), None, false)
+}
+
 fn other_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let kind = c.other.unwrap_or("cuda_error");
@@ -109,7 +113,7 @@ fn other_steps(c: &Context<'_>) -> Vec<Step> {
         }
         _ => {
             v.push(step("launch_blocking", Msg::StepLaunchBlockingTitle.text(l).into(), Msg::StepLaunchBlockingOtherBody.text(l).into(), Some(LAUNCH_BLOCKING_SNIPPET), false));
-            v.push(step("rerun", if c.notebook { Msg::StepRerunCellsTitle } else { Msg::StepRerunScriptTitle }.text(l).into(), Msg::StepRerunBody.text(l).into(), None, false));
+            v.push(rerun(c));
         }
     }
     v

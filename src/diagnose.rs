@@ -124,7 +124,7 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         .sites
         .iter()
         .map(|s| {
-            let m = rs.site_rule(&s.first.site, s.first.function_short.as_deref());
+            let m = rs.site_rule(&s.first.site, s.first.site.name.as_deref());
             KernelSiteCount {
                 site: s.first.site.clone(),
                 count: s.count,
@@ -215,7 +215,7 @@ fn frame(f: &TbFrame) -> Frame {
         file: f.path.clone(),
         line: f.line,
         function: f.func.clone(),
-        code: f.code.clone(),
+        code: f.code.as_ref().map(|c| c.0.clone()),
         user,
         library: if user { None } else { library_name(&f.path) },
     }
@@ -236,23 +236,59 @@ fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
     }
 }
 
-/// The code line the user sees blamed, if it only moves, reads or prints data.
-fn innocent_op(r: &RaisedAt) -> Option<String> {
-    let rs = ruleset();
+/// Calls that cannot fire a device-side assert: they read, move, print, reduce or create data,
+/// or step an optimizer. A line whose every call is one of these only *reports* an assert that
+/// happened earlier (CUDA reports kernel errors at the next synchronising call).
+const INNOCENT_CALLS: &[&str] = &[
+    "item", "cpu", "tolist", "numpy", "to", "cuda", "print", "float", "int", "len", "str", "repr", "format",
+    "sum", "mean", "std", "eq", "ne", "gt", "lt", "argmax", "argmin", "max", "min", "abs", "round", "detach",
+    "clone", "copy_", "half", "double", "long", "bool", "append", "extend", "all", "any", "backward", "step",
+    "zero_grad", "synchronize", "empty_cache", "memory_allocated", "memory_reserved", "tensor", "as_tensor",
+    "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "rand", "randn", "randint",
+    "arange", "stack", "cat", "view", "reshape", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
+    "expand_as", "expand", "flatten", "relu", "sigmoid", "softmax", "exp", "log", "sqrt", "pow", "mul", "add",
+    "sub", "div", "mul_", "add_", "addcmul_", "addcdiv_", "isnan", "isinf", "range", "enumerate", "zip",
+    "isinstance", "update", "manual_seed", "set_device", "_apply", "convert", "clip_grad_norm_", "apply_",
+    "fill_", "zero_", "requires_grad_", "write", "save", "savez", "numel", "size", "dim", "float_", "t",
+];
+
+/// True when every call on a source line is in [`INNOCENT_CALLS`] and nothing on it indexes
+/// with a variable (`x[idx]` can assert; slices such as `x[:k]` cannot).
+fn innocent_line(code: &str) -> bool {
     let p = patterns();
-    let candidates = [r.user_frame.as_ref(), r.op_frame.as_ref()];
-    for f in candidates.into_iter().flatten() {
-        if let Some(code) = &f.code {
-            if p.innocent.is_match(code) && !rs.names_asserting_op(code) {
-                return Some(code.trim().to_string());
-            }
-            // The deepest user line names an op that can assert: not innocent.
-            if rs.names_asserting_op(code) {
-                return None;
-            }
+    let code = code.split(" #").next().unwrap_or(code);
+    if ruleset().names_asserting_op(code) {
+        return false;
+    }
+    let mut calls = 0;
+    for c in p.call.captures_iter(code) {
+        if c.name("sub").is_some() {
+            return false;
+        }
+        let name = c["name"].rsplit('.').next().unwrap_or("");
+        if !INNOCENT_CALLS.contains(&name) {
+            return false;
+        }
+        calls += 1;
+    }
+    let indexes = p.subscript.captures_iter(code).any(|c| {
+        let inner = &c["inner"];
+        !inner.contains(':') && inner.chars().any(|ch| ch.is_ascii_alphabetic() || ch == '_')
+    });
+    calls > 0 && !indexes
+}
+
+/// The code line the user sees blamed, if it only reads, moves or prints data.
+fn innocent_op(r: &RaisedAt) -> Option<String> {
+    // The deepest frame decides first: if the op it runs can assert, nothing above is innocent.
+    if let Some(code) = r.op_frame.as_ref().and_then(|f| f.code.as_deref()) {
+        if ruleset().names_asserting_op(code) {
+            return None;
         }
     }
-    None
+    let f = r.user_frame.as_ref().or(r.op_frame.as_ref())?;
+    let code = f.code.as_deref()?;
+    innocent_line(code).then(|| code.trim().to_string())
 }
 
 fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>, lang: Lang) -> Stack {
@@ -347,22 +383,23 @@ fn rule_input<'a>(
     stack: Option<&Stack>,
 ) -> Input<'a> {
     let mut input = Input {
-        site: kernel.map(|k| (&k.site, k.function_short.as_deref(), k.loc)),
+        site: kernel.map(|k| (&k.site, k.site.name.as_deref(), k.loc)),
         messages: &facts.messages,
         trusted_trace: stack.is_some_and(|s| s.trustworthy),
         ..Input::default()
     };
     if let Some(tb) = tb {
         input.frames = tb.frames.iter().rev().filter(|f| !f.func.is_empty()).collect();
-        for f in tb.frames.iter().rev() {
-            if let Some(c) = &f.code {
-                input.code.push((c.as_str(), f.loc, 1.0));
+        for (depth, f) in tb.frames.iter().rev().enumerate() {
+            // The op's own line speaks loudest; lines shown around it, less.
+            if let Some((c, at)) = &f.code {
+                input.code.push((c.as_str(), *at, if depth == 0 { 1.25 } else { 1.0 }));
             }
-            for c in &f.context {
-                input.code.push((c.as_str(), f.loc, 0.8));
+            for (c, at) in &f.context {
+                input.code.push((c.as_str(), *at, 0.8));
             }
         }
-        if let Some(op) = tb.frames.last().and_then(|f| f.code.as_deref().map(|c| (c, f.loc))) {
+        if let Some(op) = tb.frames.last().and_then(|f| f.code.as_ref().map(|(c, at)| (c.as_str(), *at))) {
             input.raised = Some(op);
         }
     }
@@ -389,7 +426,7 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         Lang::En => &r.en,
         Lang::Zh => &r.zh,
     };
-    // The op behind the exact site, when the rule lists one.
+    // The op behind the exact site, when the rule lists one; else the rule's ops.
     let mut ops: Vec<String> = Vec::new();
     if let Some(k) = kernel {
         let file = basename(&k.site.file);
@@ -402,10 +439,8 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
             ops.push(op.to_string());
         }
     }
-    for o in r.ops {
-        if !ops.iter().any(|x| x == o) {
-            ops.push(o.to_string());
-        }
+    if ops.is_empty() {
+        ops = r.ops.iter().map(|o| o.to_string()).collect();
     }
     Cause {
         category: r.category,
@@ -442,7 +477,7 @@ fn site_label(k: &KernelHit) -> String {
     if let Some(l) = k.site.line {
         s.push_str(&format!(":{l}"));
     }
-    if let Some(f) = &k.function_short {
+    if let Some(f) = &k.site.name {
         s.push_str(&format!(" ({f})"));
     }
     s
@@ -451,10 +486,13 @@ fn site_label(k: &KernelHit) -> String {
 fn headline(verdict: Verdict, kernel: Option<&KernelHit>, host: Option<&HostHit>, cause: Option<&Cause>, other: Option<&OtherError>, lang: Lang) -> String {
     match verdict {
         Verdict::DeviceAssert => {
-            let title = cause.map(|c| c.title.as_str()).unwrap_or("");
+            let cause = match cause {
+                Some(c) if c.rule != NO_EVIDENCE_RULE => Msg::HeadlineCause.fill(lang, &[("cause", &c.title)]),
+                _ => String::new(),
+            };
             match (kernel, host) {
-                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("line", &k.loc.at.line), ("cause", &title)]),
-                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("line", &h.loc.at.line), ("cause", &title)]),
+                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("line", &k.loc.at.line), ("cause", &cause)]),
+                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("line", &h.loc.at.line), ("cause", &cause)]),
                 _ => String::new(),
             }
         }
@@ -523,4 +561,40 @@ fn notes(
         add("long_lines", Msg::NoteLongLines.fill(lang, &[("n", &facts.stats.long_lines)]));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::innocent_line;
+
+    #[test]
+    fn lines_that_only_read_or_move_data_are_innocent() {
+        for l in [
+            "running += loss.item()",
+            "total_loss += loss.item() * batch_size",
+            "correct = torch.eq(y_true, y_pred).sum().item()",
+            "correct_k = correct[:k].view(-1).float().sum(0)",
+            "loss.backward()",
+            "print(loss.item())",
+            "return self._apply(lambda t: t.cpu())",
+            "optimizer.step()",
+        ] {
+            assert!(innocent_line(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn lines_that_run_a_model_a_loss_or_an_index_are_not() {
+        for l in [
+            "out = emb(ids.cuda())",
+            "loss = criterion(logits, y)",
+            "logits = model(x.to(device))",
+            "x = F.relu(self.conv_layers[i](x))",
+            "y = table[idx].sum()",
+            "loss = F.cross_entropy(out, y).item()",
+            "x = y",
+        ] {
+            assert!(!innocent_line(l), "{l}");
+        }
+    }
 }

@@ -85,8 +85,8 @@ fn short(s: &str, max_chars: usize) -> String {
 
 fn where_(l: Lang, at: &Location) -> String {
     match at.cell {
-        Some(c) => format!("{} {c}, {} {}", Msg::RenderCell.text(l), Msg::RenderLine.text(l), at.line),
-        None => format!("{} {}", Msg::RenderLine.text(l), at.line),
+        Some(c) => Msg::RenderAtCell.fill(l, &[("cell", &c), ("line", &at.line)]),
+        None => Msg::RenderAtLine.fill(l, &[("line", &at.line)]),
     }
 }
 
@@ -99,13 +99,15 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
     match r.verdict {
         Verdict::DeviceAssert => {
-            let _ = writeln!(out, "{} {}", st.error(&format!("error[{}]:", Msg::RenderTitleAssert.text(l))), st.bold(&sanitize(&r.headline)));
+            let code = r.cause.as_ref().map_or("device_assert", |c| c.category.id());
+            let _ = writeln!(out, "{} {}", st.error(&format!("error[{code}]:")), st.bold(&wrap(&sanitize(&r.headline), WIDTH, 2)));
         }
         Verdict::OtherCudaError => {
-            let _ = writeln!(out, "{} {}", st.warn(&format!("warning[{}]:", Msg::RenderTitleOther.text(l))), st.bold(&sanitize(&r.headline)));
+            let code = r.other_errors.first().map_or("cuda_error", |o| o.kind.as_str());
+            let _ = writeln!(out, "{} {}", st.warn(&format!("warning[{code}]:")), st.bold(&wrap(&sanitize(&r.headline), WIDTH, 2)));
         }
         Verdict::Clean => {
-            let _ = writeln!(out, "{} {}", st.ok(&format!("ok[{}]:", Msg::RenderTitleClean.text(l))), sanitize(&r.headline));
+            let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&sanitize(&r.headline), WIDTH, 2));
         }
     }
 
@@ -216,7 +218,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
 fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source: &str) {
     let width = fa.context.iter().map(|c| c.line).chain([fa.at.line, fa.end_line.unwrap_or(0)]).max().unwrap_or(1).to_string().len();
-    let cell = fa.at.cell.map(|c| format!(" ({} {c})", Msg::RenderCell.text(l))).unwrap_or_default();
+    let cell = fa.at.cell.map(|c| format!(" ({})", Msg::RenderCell.fill(l, &[("cell", &c)]))).unwrap_or_default();
     let _ = writeln!(out, "{:w$}{} {}:{}{}", "", st.label("-->"), sanitize(source), fa.at.line, cell, w = width);
     let _ = writeln!(out, "{:w$} {}", "", st.label("|"), w = width);
     for c in fa.context.iter().filter(|c| c.line < fa.at.line) {
@@ -248,15 +250,102 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
     }
 }
 
-/// Indents continuation lines of a multi-line text.
+/// Prose is wrapped at this many terminal columns.
+const WIDTH: usize = 100;
+
+/// Wraps and indents a multi-line text: continuation lines start after `n` spaces.
 fn indent_more(s: &str, n: usize) -> String {
-    let pad = " ".repeat(n);
-    s.lines().collect::<Vec<_>>().join(&format!("\n{pad}"))
+    wrap(s, WIDTH, n)
+}
+
+/// True for characters that take two terminal columns (CJK and full-width forms).
+fn wide(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x115f | 0x2e80..=0xa4cf | 0xac00..=0xd7a3 | 0xf900..=0xfaff | 0xfe30..=0xfe4f | 0xff00..=0xff60 | 0xffe0..=0xffe6)
+}
+
+fn width(s: &str) -> usize {
+    s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
+}
+
+/// Wraps text at `max` columns (breaking at spaces, or between wide characters), indenting
+/// continuation lines by `indent` spaces. Existing line breaks are kept.
+fn wrap(text: &str, max: usize, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let avail = max.saturating_sub(indent).max(20);
+    let mut out = String::new();
+    for (i, para) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(&pad);
+        }
+        // Tokens: words (split at spaces) and single wide characters.
+        let mut tokens: Vec<(String, bool)> = Vec::new();
+        let mut cur = String::new();
+        let mut space_before = false;
+        for c in para.chars() {
+            if c == ' ' {
+                if !cur.is_empty() {
+                    tokens.push((std::mem::take(&mut cur), space_before));
+                }
+                space_before = true;
+            } else if wide(c) {
+                if !cur.is_empty() {
+                    tokens.push((std::mem::take(&mut cur), space_before));
+                    space_before = false;
+                }
+                tokens.push((c.to_string(), space_before));
+                space_before = false;
+            } else {
+                cur.push(c);
+            }
+        }
+        if !cur.is_empty() {
+            tokens.push((cur, space_before));
+        }
+        // Keep CJK punctuation with its neighbour: no line starts with a closing mark or
+        // ends with an opening one.
+        let mut merged: Vec<(String, bool)> = Vec::with_capacity(tokens.len());
+        for (t, space) in tokens {
+            let closing = t.chars().all(|c| "，。、；：！？）」』”》】".contains(c));
+            let after_opening = merged.last().is_some_and(|(p, _)| p.ends_with(|c: char| "（「『“《【".contains(c)));
+            match merged.last_mut() {
+                Some((prev, _)) if (closing && !space) || (after_opening && !space) => prev.push_str(&t),
+                _ => merged.push((t, space)),
+            }
+        }
+        let tokens = merged;
+        let mut col = 0;
+        for (t, space) in tokens {
+            let w = width(&t);
+            let sep = usize::from(space && col > 0);
+            if col > 0 && col + sep + w > avail {
+                out.push('\n');
+                out.push_str(&pad);
+                col = 0;
+            } else if sep == 1 {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(&t);
+            col += w;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_wraps_at_spaces_and_between_wide_characters() {
+        let w = wrap("aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk", 24, 2);
+        assert!(w.lines().all(|l| width(l) <= 24), "{w}");
+        assert!(w.lines().skip(1).all(|l| l.starts_with("  ")), "{w}");
+        let z = wrap("损失函数的内核会把每个目标标签和类别数比较合法的标签必须在之间", 24, 0);
+        assert!(z.lines().count() > 1 && z.lines().all(|l| width(l) <= 24), "{z}");
+        assert_eq!(wrap("short", 24, 0), "short");
+    }
 
     #[test]
     fn control_characters_are_made_visible() {

@@ -194,8 +194,11 @@ pub struct KernelSite {
     pub file: String,
     /// The line in that source file.
     pub line: Option<u32>,
-    /// The device function (`null` on Windows builds, which do not print it).
+    /// The device function as printed (`null` on Windows builds, which do not print it).
     pub function: Option<String>,
+    /// The device function's short name: template arguments, parameter list and return type
+    /// dropped (`cunn_ClassNLLCriterion_updateOutput_kernel`).
+    pub name: Option<String>,
     /// The asserted condition (`null` when the printed line lost it).
     pub condition: Option<String>,
     /// The first failing block, `[x, y, z]`.
@@ -287,8 +290,10 @@ pub struct Evidence {
     /// `frame` (a traceback frame), `code` (a source line in a traceback or cell), `message`
     /// (a log line), `raised` (the op that raised the error).
     pub scope: String,
-    /// The text that matched.
+    /// The line (or site) that matched.
     pub text: String,
+    /// The part of `text` the rule's pattern matched, for highlighting.
+    pub matched: Option<String>,
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,

@@ -91,8 +91,19 @@ impl FieldSet {
 
     /// The patterns (by index into `RuleSet::pats`) whose regex matches `text`.
     fn matches<'s>(&'s self, text: &str) -> impl Iterator<Item = usize> + 's {
+        self.matches_local(text).map(move |i| self.owners[i])
+    }
+
+    /// Like `matches`, with each pattern's place in this set (for [`FieldSet::span`]).
+    fn matches_local(&self, text: &str) -> impl Iterator<Item = usize> {
         let m = if self.owners.is_empty() { None } else { Some(self.set.matches(text)) };
-        m.into_iter().flat_map(|m| m.into_iter()).map(move |i| self.owners[i])
+        m.into_iter().flat_map(|m| m.into_iter())
+    }
+
+    /// The part of `text` that the pattern at place `local` matches: the set only says
+    /// whether it matches, the pattern's own regex says where.
+    fn span<'t>(&self, local: usize, text: &'t str) -> Option<&'t str> {
+        self.regexes[local].find(text).map(|m| m.as_str())
     }
 }
 
@@ -151,6 +162,7 @@ struct Hit {
     strength: f32,
     scope: &'static str,
     text: String,
+    matched: Option<String>,
     at: Location,
 }
 
@@ -350,11 +362,11 @@ impl RuleSet {
         if let Some((site, short, loc)) = input.site {
             let text = site_text(site, short);
             if let Some(m) = self.site_table(site, short) {
-                put(m.rule, 0, Hit { strength: m.strength, scope: "site", text: text.clone(), at: loc.at });
+                put(m.rule, 0, Hit { strength: m.strength, scope: "site", text: text.clone(), matched: site.condition.clone(), at: loc.at });
             }
             for (pi, _) in self.kernel_pattern_hits(site, short) {
                 let p = &self.pats[pi];
-                put(p.rule, p.block, Hit { strength: KERNEL * p.weight, scope: "kernel", text: text.clone(), at: loc.at });
+                put(p.rule, p.block, Hit { strength: KERNEL * p.weight, scope: p.scope.id(), text: text.clone(), matched: site.condition.clone(), at: loc.at });
             }
         }
         for (depth, f) in input.frames.iter().enumerate() {
@@ -374,25 +386,29 @@ impl RuleSet {
                         Some(l) => format!("{} ({}:{})", f.func, f.path, l),
                         None => format!("{} ({})", f.func, f.path),
                     };
-                    put(p.rule, p.block, Hit { strength: frame_strength * p.weight * decay, scope: "frame", text, at: f.loc.at });
+                    put(p.rule, p.block, Hit { strength: frame_strength * p.weight * decay, scope: p.scope.id(), text, matched: Some(f.func.clone()), at: f.loc.at });
                 }
             }
         }
-        for (line, loc, w) in &input.code {
-            for pi in self.code.matches(line) {
-                let p = &self.pats[pi];
-                put(p.rule, p.block, Hit { strength: CODE * p.weight * w, scope: "code", text: line.trim().to_string(), at: loc.at });
-            }
-        }
         for m in input.messages {
+            // The scanner already knows which pattern matched (on the normalised line).
             let p = &self.pats[m.pattern];
-            put(p.rule, p.block, Hit { strength: MESSAGE * p.weight, scope: "message", text: m.quote.text.clone(), at: m.loc.at });
+            let local = self.message.owners.iter().position(|&o| o == m.pattern);
+            let matched = local.and_then(|l| self.message.span(l, &m.quote.text)).map(str::to_string);
+            put(p.rule, p.block, Hit { strength: MESSAGE * p.weight, scope: p.scope.id(), text: m.quote.text.clone(), matched, at: m.loc.at });
+        }
+        let mut lines = |set: &FieldSet, line: &str, at: Location, strength: f32| {
+            for local in set.matches_local(line) {
+                let p = &self.pats[set.owners[local]];
+                let matched = set.span(local, line).map(str::to_string);
+                put(p.rule, p.block, Hit { strength: strength * p.weight, scope: p.scope.id(), text: line.trim().to_string(), matched, at });
+            }
+        };
+        for (line, loc, w) in &input.code {
+            lines(&self.code, line, loc.at, CODE * w);
         }
         if let Some((line, loc)) = input.raised {
-            for pi in self.raised.matches(line) {
-                let p = &self.pats[pi];
-                put(p.rule, p.block, Hit { strength: RAISED * p.weight, scope: "raised", text: line.trim().to_string(), at: loc.at });
-            }
+            lines(&self.raised, line, loc.at, RAISED);
         }
 
         let mut best: Option<(f32, usize, i64, usize, Vec<Hit>)> = None;
@@ -433,7 +449,7 @@ impl RuleSet {
         let mut evidence: Vec<report::Evidence> = Vec::new();
         for h in used {
             if !evidence.iter().any(|e| e.text == h.text) {
-                evidence.push(report::Evidence { scope: h.scope.to_string(), text: h.text, at: h.at });
+                evidence.push(report::Evidence { scope: h.scope.to_string(), text: h.text, matched: h.matched, at: h.at });
             }
         }
         Some(Decision { rule: ri, confidence: (strength * self.rules[ri].confidence).clamp(0.0, 1.0), evidence })

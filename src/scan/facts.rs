@@ -52,8 +52,6 @@ pub struct KernelHit {
     /// `aten`, `thc`, `windows`, `triton`, `sycl`, `rocm`, `dsa`, `translated`.
     pub dialect: &'static str,
     pub site: KernelSite,
-    /// The device function's short name (`cunn_ClassNLLCriterion_updateOutput_kernel`).
-    pub function_short: Option<String>,
 }
 
 /// A kernel site and how often it was printed.
@@ -146,10 +144,11 @@ pub struct TbFrame {
     pub path: String,
     pub line: Option<u32>,
     pub func: String,
-    /// The line the frame points at.
-    pub code: Option<String>,
+    /// The line the frame points at, and where that line is.
+    pub code: Option<(String, Loc)>,
     /// Other source lines shown around it (IPython shows a few).
-    pub context: Vec<String>,
+    pub context: Vec<(String, Loc)>,
+    /// Where the frame line is.
     pub loc: Loc,
 }
 

@@ -12,7 +12,6 @@ pub struct Parsed {
     pub end: usize,
     pub site: KernelSite,
     pub dialect: &'static str,
-    pub function_short: Option<String>,
 }
 
 /// Finds every kernel record in `norm` (pasted paragraphs can hold many).
@@ -37,10 +36,10 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
         out.push(Parsed {
             start: whole.start(),
             end: whole.end(),
-            function_short: function.as_deref().and_then(short_function),
             site: KernelSite {
                 line: c["lno"].parse().ok(),
                 file,
+                name: function.as_deref().and_then(short_function),
                 function,
                 condition,
                 block,
@@ -56,10 +55,10 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
             out.push(Parsed {
                 start: whole.start(),
                 end: whole.end(),
-                function_short: function.as_deref().and_then(short_function),
                 site: KernelSite {
                     file: clean_file(&c["file"]),
                     line: c["lno"].parse().ok(),
+                    name: function.as_deref().and_then(short_function),
                     function,
                     condition: Some(collapse_ws(&c["cond"])),
                     block: None,
@@ -79,9 +78,12 @@ pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
         return false;
     }
     if parsed.is_empty() {
+        let t = norm.trim();
         return patterns().kernel_partial.is_match(norm)
             || (norm.contains("block:") && norm.contains("thread:"))
-            || norm.trim_end().ends_with("Assertion `");
+            || t.ends_with("Assertion `")
+            // The tail of a record whose start was wrapped onto the lines above.
+            || (t.starts_with("Assertion `") && t.ends_with("failed."));
     }
     // Parsed, but the condition's closing backtick is on the next line.
     let last = parsed.last().expect("not empty");
@@ -233,6 +235,8 @@ mod tests {
         assert!(is_partial(a, &parse(a, false)));
         let b = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 &&";
         assert!(is_partial(b, &parse(b, false)));
+        let tail = "Assertion `t >= 0 && t < n_classes` failed.";
+        assert!(is_partial(tail, &parse(tail, false)));
         let c = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0` failed.";
         assert!(!is_partial(c, &parse(c, false)));
     }

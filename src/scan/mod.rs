@@ -414,7 +414,7 @@ impl Scanner {
         let translated = seg.contains("断言");
         let parsed = kernel::parse(&norm, translated);
         let partial = kernel::is_partial(&norm, &parsed);
-        if partial {
+        if partial && self.wrap.is_none() {
             // The record continues on the next line (or started on the previous ones).
             let before = self.before(buf, ls, facts::CONTEXT + 4, tail);
             self.start_wrap(&norm, quote, raw_len, loc, translated, parsed.is_empty(), before);
@@ -515,7 +515,7 @@ impl Scanner {
         let key: SiteKey = (
             kernel::basename(&p.site.file).to_ascii_lowercase(),
             p.site.line,
-            p.function_short.clone(),
+            p.site.name.clone(),
             p.site.condition.as_deref().map(condition_key),
         );
         if let Some(&i) = self.facts.site_index.get(&key) {
@@ -532,7 +532,6 @@ impl Scanner {
             quote: quote(text, at, at + 200),
             dialect: p.dialect,
             site: p.site,
-            function_short: p.function_short,
         };
         self.facts.site_index.insert(key, self.facts.sites.len());
         self.facts.sites.push(SiteAgg::new(hit));
@@ -565,7 +564,7 @@ impl Scanner {
     /// Pieces together the source lines just above an error that has no traceback header (a
     /// paste that starts mid-traceback, or a bare `return F.embedding(...)` line).
     fn partial_traceback(&mut self, buf: &[u8], ls: usize, loc: Loc, tail: &VecDeque<(u64, usize, Vec<u8>)>) -> Option<usize> {
-        let mut code: Vec<(u64, String)> = Vec::new();
+        let mut code: Vec<(Loc, String)> = Vec::new();
         for (n, _, t) in self.before(buf, ls, 6, tail) {
             let t = t.trim_end();
             if t.trim().is_empty() {
@@ -578,7 +577,10 @@ impl Scanner {
                 && !s.contains("rror:")
                 && !s.contains("asynchronously");
             if looks_like_code {
-                code.push((n, s.trim().to_string()));
+                let mut at = loc;
+                at.at.line = n;
+                at.order = loc.order.saturating_sub(loc.at.line - n);
+                code.push((at, s.trim().to_string()));
             } else if !code.is_empty() {
                 break;
             }
@@ -586,11 +588,8 @@ impl Scanner {
         if code.is_empty() {
             return None;
         }
-        let (n, last) = code.remove(0);
-        let mut at = loc;
-        at.at.line = n;
-        at.order = loc.order.saturating_sub(loc.at.line - n);
-        let frame = TbFrame { code: Some(last), context: code.into_iter().map(|(_, c)| c).collect(), loc: at, ..TbFrame::default() };
+        let (at, last) = code.remove(0);
+        let frame = TbFrame { code: Some((last, at)), context: code.into_iter().map(|(l, c)| (c, l)).collect(), loc: at, ..TbFrame::default() };
         self.store_traceback(Traceback { start: at, frames: vec![frame], partial: true, ..Traceback::default() })
     }
 
@@ -611,36 +610,44 @@ impl Scanner {
 
     #[allow(clippy::too_many_arguments)]
     fn start_wrap(&mut self, norm: &str, quote: &str, raw_len: usize, loc: Loc, translated: bool, no_file: bool, before: Vec<(u64, usize, String)>) {
-        let mut w = Wrap { start: loc, norm: norm.trim_end().to_string(), quote: quote.trim_end().to_string(), lines: 1, translated, before: Vec::new() };
+        let mut w = Wrap { start: loc, norm: norm.to_string(), quote: quote.to_string(), lines: 1, translated, before: Vec::new() };
         let mut rest = before.into_iter().peekable();
-        if no_file && raw_len >= 40 {
-            // A terminal hard-wrapped the record at a fixed width: earlier pieces have the same
-            // length.
-            while let Some((n, len, t)) = rest.next_if(|(_, len, _)| *len == raw_len) {
-                let _ = len;
-                w.norm.insert_str(0, &normalise(&t));
-                w.quote.insert_str(0, &t);
-                w.start.order -= w.start.at.line - n;
-                w.start.at.line = n;
-                w.lines += 1;
+        if no_file {
+            // A terminal hard-wrapped the record at a fixed width: the pieces above it all have
+            // the width of the line just above (this one may be the shorter last piece).
+            let width = rest.peek().map(|(_, len, _)| *len).unwrap_or(0);
+            if width >= 40 && raw_len <= width {
+                while let Some((n, _, t)) = rest.next_if(|(_, len, _)| *len == width) {
+                    w.norm.insert_str(0, &normalise(&t));
+                    w.quote.insert_str(0, &t);
+                    w.start.order -= w.start.at.line - n;
+                    w.start.at.line = n;
+                    w.lines += 1;
+                }
             }
         }
         w.before = rest.take(facts::CONTEXT).map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
         w.before.reverse();
-        self.wrap = Some(w);
+        let parsed = kernel::parse(&w.norm, w.translated);
+        if !parsed.is_empty() && !kernel::is_partial(&w.norm, &parsed) {
+            self.finish_wrap(w, parsed, Some(loc.at.line));
+        } else if w.lines < MAX_WRAP {
+            self.wrap = Some(w);
+        }
     }
 
-    /// Appends a line to the record being joined; returns true when the line was used.
+    /// Appends a line to the record being joined; returns true when the line completed it
+    /// (and so belongs to it). A line that does not complete it is read normally as well.
     fn continue_wrap(&mut self, display: &str, loc: Loc) -> bool {
         let w = self.wrap.as_mut().expect("a wrap");
         let norm = normalise(display);
-        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0 && !kernel::is_partial(&norm, &[])) {
+        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0) {
             // The next line is a record of its own: the wrapped one ends here.
             self.flush_wrap();
             return false;
         }
-        w.norm.push_str(norm.trim_end());
-        w.quote.push_str(display.trim_end());
+        w.norm.push_str(&norm);
+        w.quote.push_str(display);
         w.lines += 1;
         let parsed = kernel::parse(&w.norm, w.translated);
         if !parsed.is_empty() && !kernel::is_partial(&w.norm, &parsed) {
@@ -650,9 +657,8 @@ impl Scanner {
         }
         if w.lines >= MAX_WRAP {
             self.flush_wrap();
-            return false;
         }
-        true
+        false
     }
 
     /// Ends a wrap that did not complete: records what it holds, if anything.
@@ -731,8 +737,9 @@ impl Scanner {
         let Some(d) = self.dsa.take() else { return };
         let Some(loc) = d.loc else { return };
         self.facts.dsa_report = true;
-        let function_short = d.site.function.as_deref().and_then(kernel::short_function).or(d.kernel.as_deref().and_then(kernel::short_function));
-        let p = kernel::Parsed { start: 0, end: 0, site: d.site, dialect: "dsa", function_short };
+        let mut site = d.site;
+        site.name = site.function.as_deref().and_then(kernel::short_function).or(d.kernel.as_deref().and_then(kernel::short_function));
+        let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa" };
         let first = self.facts.sites.is_empty();
         self.kernel_hit(p, &d.quote, loc, None);
         if first && !self.facts.sites.is_empty() {

@@ -69,9 +69,10 @@ pub struct Patterns {
     pub imports_torch: Regex,
     /// A source line that uses CUDA (and so initialises it).
     pub uses_cuda: Regex,
-    /// Code that only reads, moves, prints or reduces data: it cannot assert by itself, it
-    /// only reports an assert that happened earlier.
-    pub innocent: Regex,
+    /// A call in a source line: `name(` or a call through a subscript, `layers[i](`.
+    pub call: Regex,
+    /// A subscript in a source line: `x[...]`.
+    pub subscript: Regex,
     /// Errors that are the CPU form of a device-side assert's cause.
     pub cpu_twin: Regex,
 }
@@ -155,12 +156,8 @@ impl Patterns {
             )),
             imports_torch: re(r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b"),
             uses_cuda: re(r#"\.cuda\(|\.to\(\s*['"]cuda|\bdevice\s*=\s*['"]cuda|torch\.device\(\s*['"]cuda|\.to\(\s*(?:self\.)?device\b|torch\.cuda\.(?:set_device|manual_seed(?:_all)?|synchronize|empty_cache|init|current_device|mem_get_info)\b"#),
-            innocent: re(concat!(
-                r"\.item\(\)|\.cpu\(\)|\.tolist\(\)|\.numpy\(\)|\.to\(|\.cuda\(|\bprint\(|empty_cache\(|synchronize\(|\.backward\(",
-                r"|\.step\(|zero_grad\(|clip_grad_norm_?\(|torch\.(?:tensor|as_tensor|from_numpy|zeros|ones|empty|full|rand|randn|randint|arange|stack|cat)\(",
-                r"|\bfloat\(|\bint\(|\.sum\(|\.mean\(|\.eq\(|\.argmax\(|\.max\(|\brelu\(|\.detach\(|\.clone\(|\.copy_\(",
-                r"|\.float\(|\.half\(|\.long\(|\.append\(|\baccuracy\(|\.all\(|\.any\(|\._apply\(|\bconvert\(|\bt\.to\("
-            )),
+            call: re(r"(?P<name>[A-Za-z_][\w.]*)\s*\(|(?P<sub>\])\s*\("),
+            subscript: re(r"\w\s*\[(?P<inner>[^\]]*)\]"),
             cpu_twin: re(concat!(
                 r"Target -?\d+ is out of bounds|index out of range in self|index -?\d+ is out of bounds for dimension",
                 r"|Assertion .cur_target >= 0|probability tensor contains either|invalid multinomial distribution",

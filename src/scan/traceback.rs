@@ -89,7 +89,7 @@ impl TbReader {
         match self.expect {
             Expect::OneLine if !trimmed.is_empty() && p.exception_line.captures(trimmed).is_none() => {
                 if let Some(f) = tb.frames.last_mut() {
-                    f.code = Some(trimmed.to_string());
+                    f.code = Some((trimmed.to_string(), loc));
                 }
                 self.set_expect(Expect::Nothing);
                 return TbLine::Code;
@@ -99,9 +99,9 @@ impl TbReader {
                     let code = c.name("code").map(|m| m.as_str().trim()).unwrap_or("");
                     if let Some(f) = tb.frames.last_mut() {
                         if c.name("arrow").is_some() {
-                            f.code = Some(code.to_string());
+                            f.code = Some((code.to_string(), loc));
                         } else if !code.is_empty() && f.context.len() < 12 {
-                            f.context.push(code.to_string());
+                            f.context.push((code.to_string(), loc));
                         }
                     }
                     self.idle = 0;
@@ -282,7 +282,7 @@ mod tests {
         ]);
         assert_eq!(tb.frames.len(), 2);
         assert_eq!(tb.frames[1].func, "cross_entropy");
-        assert_eq!(tb.frames[1].code.as_deref(), Some("return torch._C._nn.cross_entropy_loss(input, target)"));
+        assert_eq!(tb.frames[1].code.as_ref().map(|c| c.0.as_str()), Some("return torch._C._nn.cross_entropy_loss(input, target)"));
         assert_eq!(tb.exception.as_ref().map(|e| e.0.as_str()), Some("RuntimeError"));
     }
 
@@ -303,10 +303,10 @@ mod tests {
         ]);
         assert_eq!(tb.frames.len(), 2);
         assert_eq!(tb.folded, 3);
-        assert_eq!(tb.frames[0].code.as_deref(), Some("loss = fit(model, loader)"));
-        assert_eq!(tb.frames[0].context, ["model.train()"]);
+        assert_eq!(tb.frames[0].code.as_ref().map(|c| c.0.as_str()), Some("loss = fit(model, loader)"));
+        assert_eq!(tb.frames[0].context.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), ["model.train()"]);
         assert_eq!(tb.frames[1].func, "embedding");
-        assert!(tb.frames[1].code.as_deref().unwrap().starts_with("return torch.embedding"));
+        assert!(tb.frames[1].code.as_ref().unwrap().0.starts_with("return torch.embedding"));
     }
 
     #[test]

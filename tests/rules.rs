@@ -1,0 +1,148 @@
+//! Meta-tests over the rule data in `rules/`: every rule is documented in both languages, has
+//! fixtures, is explained by its own examples and not by its near misses.
+
+use first_assert::rules::{ruleset, Scope, RULES};
+use first_assert::{analyze_text, Lang, Options, Verdict};
+use std::collections::HashSet;
+
+fn is_kebab(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+}
+
+#[test]
+fn every_rule_is_documented_in_both_languages() {
+    let mut missing = Vec::new();
+    for r in RULES {
+        for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
+            for (field, text) in [("title", t.title), ("summary", t.summary), ("why", t.why), ("fix", t.fix), ("check", t.check)] {
+                if text.trim().len() < 8 {
+                    missing.push(format!("{}: [{lang}] {field} is missing or too short", r.path));
+                }
+            }
+        }
+        if r.zh.summary == r.en.summary {
+            missing.push(format!("{}: the Chinese summary is the English one", r.path));
+        }
+        if r.snippet.is_none() && r.id != "no-evidence" {
+            missing.push(format!("{}: no snippet (the code that prints the suspect values)", r.path));
+        }
+    }
+    assert!(missing.is_empty(), "rules lack documentation:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn every_rule_has_fixtures() {
+    let mut missing = Vec::new();
+    for r in RULES {
+        if r.examples.is_empty() {
+            missing.push(format!("{}: no [[example]]", r.path));
+        }
+        if r.near_misses.is_empty() {
+            missing.push(format!("{}: no [[near_miss]]", r.path));
+        }
+    }
+    assert!(missing.is_empty(), "rules lack fixtures:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn ids_are_unique_kebab_case_and_references_resolve() {
+    let mut seen = HashSet::new();
+    for r in RULES {
+        assert!(is_kebab(r.id), "{}: id `{}` is not kebab-case", r.path, r.id);
+        assert!(seen.insert(r.id), "duplicate id {}", r.id);
+        assert_eq!(r.path, format!("rules/{}.toml", r.id));
+        if let Some(base) = r.extends {
+            let b = RULES.iter().find(|x| x.id == base).unwrap_or_else(|| panic!("{}: extends unknown `{base}`", r.path));
+            assert!(b.extends.is_none(), "{}: extends `{base}`, which itself extends another rule", r.path);
+            assert!(!r.when.is_empty(), "{}: extends a rule but adds no evidence block", r.path);
+        } else {
+            assert!(!r.sites.is_empty() || !r.when.is_empty() || r.id == "no-evidence", "{}: no sites and no evidence", r.path);
+        }
+    }
+    // Compiling the set checks every pattern.
+    assert_eq!(ruleset().rules.len(), RULES.len());
+}
+
+#[test]
+fn message_patterns_declare_a_keyword_that_their_matches_contain() {
+    for r in RULES {
+        for block in r.when {
+            for p in block.iter().filter(|p| p.scope == Scope::Message) {
+                let kw = p.keyword.expect("build.rs requires it").to_ascii_lowercase();
+                let re = regex::Regex::new(p.regex.expect("a regex")).expect("compiles");
+                let mut found = false;
+                for ex in r.examples.iter().chain(r.near_misses.iter()) {
+                    for line in ex.lines() {
+                        if re.is_match(line) {
+                            found = true;
+                            assert!(line.to_ascii_lowercase().contains(&kw), "{}: a line matches `{}` without its keyword `{kw}`: {line}", r.path, p.regex.unwrap());
+                        }
+                    }
+                }
+                let _ = found;
+            }
+        }
+    }
+}
+
+#[test]
+fn examples_are_explained_by_their_rule() {
+    let mut wrong = Vec::new();
+    for r in RULES {
+        for (i, ex) in r.examples.iter().enumerate() {
+            let report = analyze_text(ex, &Options::default());
+            let got = report.cause.as_ref().map(|c| c.rule.as_str());
+            if report.verdict != Verdict::DeviceAssert || got != Some(r.id) {
+                wrong.push(format!("{} example {}: verdict {:?}, rule {:?}", r.path, i + 1, report.verdict, got));
+            } else if report.cause.as_ref().unwrap().category != r.category {
+                wrong.push(format!("{} example {}: category differs", r.path, i + 1));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "examples not explained by their rule:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn near_misses_are_not_explained_by_their_rule() {
+    let mut wrong = Vec::new();
+    for r in RULES {
+        for (i, nm) in r.near_misses.iter().enumerate() {
+            let report = analyze_text(nm, &Options::default());
+            if report.cause.as_ref().is_some_and(|c| c.rule == r.id) {
+                wrong.push(format!("{} near miss {} fired the rule", r.path, i + 1));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "near misses that fired:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn rule_texts_follow_the_report_language() {
+    let ex = RULES.iter().find(|r| r.id == "class-target-out-of-range").unwrap().examples[0];
+    let zh = analyze_text(ex, &Options { lang: Lang::Zh });
+    let c = zh.cause.unwrap();
+    assert_eq!(c.title, RULES.iter().find(|r| r.id == c.rule).unwrap().zh.title);
+}
+
+#[test]
+fn every_site_is_explained_by_the_rule_that_lists_it() {
+    // Print each site the way PyTorch 2.x prints it and check the rule that explains it.
+    let rs = ruleset();
+    let mut wrong = Vec::new();
+    for r in RULES {
+        for s in r.sites {
+            let function = s.function.unwrap_or("operator()");
+            let condition = s.condition.unwrap_or("false");
+            let line = format!("/pytorch/aten/src/ATen/native/cuda/{}:120: {function}: block: [0,0,0], thread: [1,0,0] Assertion `{condition}` failed.", s.file);
+            let report = analyze_text(&line, &Options::default());
+            let got = report.cause.as_ref().map(|c| c.rule.clone());
+            if got.as_deref() != Some(r.id) {
+                wrong.push(format!("{} {function} `{condition}`: {got:?}, expected {}", s.file, r.id));
+            }
+            let site = report.first_assert.and_then(|f| f.site).expect("a site");
+            assert!(rs.site_rule(&site, Some(function)).is_some());
+        }
+    }
+    assert!(wrong.is_empty(), "sites explained by the wrong rule:\n{}", wrong.join("\n"));
+}
