@@ -2,7 +2,7 @@
 //! the traceback can be trusted, what caused it, and what to do.
 
 use crate::checklist;
-use crate::i18n::{Lang, Msg};
+use crate::i18n::{location, Lang, Msg};
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input};
 use crate::scan::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
@@ -250,6 +250,7 @@ const INNOCENT_CALLS: &[&str] = &[
     "sub", "div", "mul_", "add_", "addcmul_", "addcdiv_", "isnan", "isinf", "range", "enumerate", "zip",
     "isinstance", "update", "manual_seed", "set_device", "_apply", "convert", "clip_grad_norm_", "apply_",
     "fill_", "zero_", "requires_grad_", "write", "save", "savez", "numel", "size", "dim", "float_", "t",
+    "is_floating_point", "is_complex", "type", "get", "keys", "items", "values",
 ];
 
 /// True when every call on a source line is in [`INNOCENT_CALLS`] and nothing on it indexes
@@ -316,7 +317,7 @@ fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>, lang: Lan
         } else {
             parts.push(Msg::StackUnsure.text(lang).to_string());
         }
-        parts.join(" ")
+        parts.join(if lang == Lang::Zh { "" } else { " " })
     };
     Stack { trustworthy, async_note, launch_blocking, launch_blocking_at: at, innocent_op: innocent, explanation }
 }
@@ -399,8 +400,12 @@ fn rule_input<'a>(
                 input.code.push((c.as_str(), *at, 0.8));
             }
         }
+        // The op that raised, when it cannot assert by itself (a device move, a read): the
+        // evidence of an echo.
         if let Some(op) = tb.frames.last().and_then(|f| f.code.as_ref().map(|(c, at)| (c.as_str(), *at))) {
-            input.raised = Some(op);
+            if innocent_line(op.0) {
+                input.raised = Some(op);
+            }
         }
     }
     // The source of the cell that raised the error.
@@ -491,15 +496,15 @@ fn headline(verdict: Verdict, kernel: Option<&KernelHit>, host: Option<&HostHit>
                 _ => String::new(),
             };
             match (kernel, host) {
-                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("line", &k.loc.at.line), ("cause", &cause)]),
-                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("line", &h.loc.at.line), ("cause", &cause)]),
+                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("at", &location(lang, &k.loc.at)), ("cause", &cause)]),
+                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("at", &location(lang, &h.loc.at)), ("cause", &cause)]),
                 _ => String::new(),
             }
         }
         Verdict::OtherCudaError => {
             let o = other.expect("an other error");
             let error = crate::scan::normalize::clip(&o.text, 160);
-            Msg::HeadlineOther.fill(lang, &[("error", &error), ("line", &o.at.line)])
+            Msg::HeadlineOther.fill(lang, &[("error", &error), ("at", &location(lang, &o.at))])
         }
         Verdict::Clean => Msg::HeadlineClean.text(lang).to_string(),
     }

@@ -68,6 +68,14 @@ impl Msg {
     }
 }
 
+/// Says where something is: `line 12`, or `cell 3, line 12` in a notebook.
+pub fn location(lang: Lang, at: &crate::report::Location) -> String {
+    match at.cell {
+        Some(c) => Msg::AtCell.fill(lang, &[("cell", &c), ("line", &at.line)]),
+        None => Msg::AtLine.fill(lang, &[("line", &at.line)]),
+    }
+}
+
 /// Replaces each `{name}` in `template` with its value from `args`.
 pub(crate) fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);

@@ -84,10 +84,7 @@ fn short(s: &str, max_chars: usize) -> String {
 }
 
 fn where_(l: Lang, at: &Location) -> String {
-    match at.cell {
-        Some(c) => Msg::RenderAtCell.fill(l, &[("cell", &c), ("line", &at.line)]),
-        None => Msg::RenderAtLine.fill(l, &[("line", &at.line)]),
-    }
+    crate::i18n::location(l, at)
 }
 
 /// Renders the report as text.
@@ -100,11 +97,13 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     match r.verdict {
         Verdict::DeviceAssert => {
             let code = r.cause.as_ref().map_or("device_assert", |c| c.category.id());
-            let _ = writeln!(out, "{} {}", st.error(&format!("error[{code}]:")), st.bold(&wrap(&sanitize(&r.headline), WIDTH, 2)));
+            let label = format!("error[{code}]:");
+            let _ = writeln!(out, "{} {}", st.error(&label), st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1)));
         }
         Verdict::OtherCudaError => {
             let code = r.other_errors.first().map_or("cuda_error", |o| o.kind.as_str());
-            let _ = writeln!(out, "{} {}", st.warn(&format!("warning[{code}]:")), st.bold(&wrap(&sanitize(&r.headline), WIDTH, 2)));
+            let label = format!("warning[{code}]:");
+            let _ = writeln!(out, "{} {}", st.warn(&label), st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1)));
         }
         Verdict::Clean => {
             let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&sanitize(&r.headline), WIDTH, 2));
@@ -133,7 +132,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             st.bold(&c.title),
             Msg::RenderConfidence.fill(l, &[("pct", &pct)])
         );
-        let _ = writeln!(out, "   {} {}", st.label("="), c.summary);
+        let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
         if !c.why.is_empty() {
             let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderWhy.text(l), indent_more(&c.why, 6));
         }
@@ -144,7 +143,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             }
         }
         if !c.ops.is_empty() {
-            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), c.ops.join(", "));
+            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), indent_more(&c.ops.join(", "), 5));
         }
         let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderRule.text(l), st.dim(&c.rule));
     }
@@ -152,7 +151,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     if let Some(s) = &r.stack {
         let _ = writeln!(out);
         let head = match &r.raised_at {
-            Some(ra) => Msg::RenderRaised.fill(l, &[("line", &ra.at.line)]),
+            Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
             None => String::new(),
         };
         let _ = writeln!(out, "{} {}", st.warn(&format!("{}:", Msg::RenderTraceback.text(l))), head);
@@ -173,7 +172,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
     if r.echo_count > 0 {
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.warn(&format!("{}:", Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)]))));
+        let _ = writeln!(out, "{}", st.warn(&Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)])));
         for e in r.echoes.iter().take(5) {
             let _ = writeln!(out, "   {} {} {}", st.label("="), st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 140));
         }
@@ -270,6 +269,11 @@ fn width(s: &str) -> usize {
 /// Wraps text at `max` columns (breaking at spaces, or between wide characters), indenting
 /// continuation lines by `indent` spaces. Existing line breaks are kept.
 fn wrap(text: &str, max: usize, indent: usize) -> String {
+    wrap_from(text, max, indent, indent)
+}
+
+/// Like [`wrap`], for text whose first line starts at column `first` (after a label).
+fn wrap_from(text: &str, max: usize, indent: usize, first: usize) -> String {
     let pad = " ".repeat(indent);
     let avail = max.saturating_sub(indent).max(20);
     let mut out = String::new();
@@ -314,11 +318,13 @@ fn wrap(text: &str, max: usize, indent: usize) -> String {
             }
         }
         let tokens = merged;
-        let mut col = 0;
+        // Columns used on the current line beyond the indent (the first line starts later).
+        let mut col = if i == 0 { first.saturating_sub(indent) } else { 0 };
+        let mut line_empty = true;
         for (t, space) in tokens {
             let w = width(&t);
-            let sep = usize::from(space && col > 0);
-            if col > 0 && col + sep + w > avail {
+            let sep = usize::from(space && !line_empty);
+            if !line_empty && col + sep + w > avail {
                 out.push('\n');
                 out.push_str(&pad);
                 col = 0;
@@ -328,6 +334,7 @@ fn wrap(text: &str, max: usize, indent: usize) -> String {
             }
             out.push_str(&t);
             col += w;
+            line_empty = false;
         }
     }
     out
@@ -345,6 +352,9 @@ mod tests {
         let z = wrap("损失函数的内核会把每个目标标签和类别数比较合法的标签必须在之间", 24, 0);
         assert!(z.lines().count() > 1 && z.lines().all(|l| width(l) <= 24), "{z}");
         assert_eq!(wrap("short", 24, 0), "short");
+        // After a 20-column label, the first line has room for fewer words.
+        let h = wrap_from("one two three four five six", 30, 2, 20);
+        assert!(h.lines().next().unwrap().len() <= 10, "{h}");
     }
 
     #[test]

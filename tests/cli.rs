@@ -1,0 +1,263 @@
+//! The `first-assert` command: usage, exit codes, output forms, terminal safety and bad input.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const KERNEL: &str = "../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_first-assert"));
+    c.env_remove("LANG").env_remove("LC_ALL").env_remove("LC_MESSAGES").env_remove("NO_COLOR");
+    c
+}
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(name)
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().unwrap();
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("first-assert-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn help_and_version() {
+    let out = bin().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    assert!(s.contains("Usage: first-assert [--json] [--lang en|zh]") && s.contains("Exit status"), "{s}");
+    let out = bin().arg("-V").output().unwrap();
+    assert_eq!(text(&out.stdout).trim(), format!("first-assert {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn bad_usage_exits_2_with_a_message() {
+    for (args, needle) in [
+        (vec!["--bogus"], "unknown option `--bogus`"),
+        (vec!["--lang", "fr", "x.log"], "--lang takes en or zh"),
+        (vec!["--lang"], "--lang needs a value"),
+        (vec!["--color", "sometimes", "x"], "--color takes auto, always or never"),
+        (vec!["a.log", "b.log"], "give one FILE at most"),
+        (vec!["/definitely/not/here.log"], "no such file"),
+        (vec![env!("CARGO_MANIFEST_DIR")], "is a directory"),
+    ] {
+        let out = bin().args(&args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn exit_status_follows_the_verdict() {
+    assert_eq!(run_stdin(&["-"], KERNEL.as_bytes()).status.code(), Some(1));
+    assert_eq!(run_stdin(&[], b"epoch 1 loss 0.3\n").status.code(), Some(0));
+    let oom = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n";
+    let out = run_stdin(&["--json"], oom);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "other_cuda_error");
+}
+
+#[test]
+fn no_colour_in_a_pipe_and_colour_when_asked() {
+    let plain = run_stdin(&[], KERNEL.as_bytes());
+    assert!(!plain.stdout.contains(&0x1b), "colour escapes in a pipe");
+    let forced = run_stdin(&["--color", "always"], KERNEL.as_bytes());
+    assert!(forced.stdout.contains(&0x1b));
+    let mut c = bin();
+    c.env("NO_COLOR", "1");
+    let out = c.arg("--color=never").arg(case("windows-indexkernel.log")).output().unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+}
+
+#[test]
+fn language_from_flag_and_from_the_environment() {
+    let out = run_stdin(&["--lang", "zh"], KERNEL.as_bytes());
+    assert!(text(&out.stdout).contains("怎么办"), "{}", text(&out.stdout));
+    let mut c = bin();
+    c.env("LANG", "zh_CN.UTF-8");
+    let out = c.arg(case("windows-indexkernel.log")).output().unwrap();
+    assert!(text(&out.stdout).contains("重启运行时"));
+    let out = run_stdin(&["--json", "--lang", "en"], KERNEL.as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["lang"], "en");
+}
+
+#[test]
+fn escape_sequences_from_the_input_never_reach_the_terminal() {
+    let hostile = format!(
+        "\x1b]0;owned\x07\x1b[2Jepoch 1\nRuntimeError: CUDA error: device-side assert triggered \x1b]8;;http://evil\x07click\x1b]8;;\x07 \u{202e}gnp.exe\u{9b}31m\n{KERNEL}\x1b[?1049h\n"
+    );
+    for args in [&["--color", "never"][..], &["--color", "always"][..]] {
+        let out = run_stdin(args, hostile.as_bytes());
+        let s = text(&out.stdout);
+        // Every escape in the output is one of ours: a colour code.
+        let mut rest = s.as_str();
+        while let Some(i) = rest.find('\x1b') {
+            let tail = &rest[i + 1..];
+            let ok = tail.starts_with('[') && tail[1..].find('m').is_some_and(|m| tail[1..1 + m].chars().all(|c| c.is_ascii_digit() || c == ';'));
+            assert!(ok, "a raw escape reached the output: {:?}", &tail[..tail.len().min(20)]);
+            rest = tail;
+        }
+        assert!(!s.contains('\u{202e}') && !s.contains('\u{9b}') && !s.contains('\u{7}'), "{s}");
+    }
+}
+
+#[test]
+fn empty_input_is_clean_with_a_note() {
+    let out = run_stdin(&["--json"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "clean");
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n["id"] == "empty_input"));
+}
+
+#[test]
+fn binary_files_are_refused_clearly() {
+    let gz = tmp("log.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\x07\x00");
+    let out = bin().arg(&gz).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("gzip archive; decompress it first"), "{}", text(&out.stderr));
+    let junk: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 32) as u8).collect();
+    let out = run_stdin(&[], &junk);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("binary"));
+}
+
+#[test]
+fn invalid_utf8_and_nul_bytes_are_read_and_reported() {
+    let mut data = b"noise \xc3\x28 \xff\x00\x00 more\n".to_vec();
+    data.extend_from_slice(KERNEL.as_bytes());
+    let out = run_stdin(&["--json"], &data);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["input"]["lossy_utf8"], true);
+    assert_eq!(v["input"]["nul_bytes"], 2);
+    assert_eq!(v["first_assert"]["line"], 2);
+}
+
+#[test]
+fn a_50_mb_single_line_is_read_without_trouble() {
+    let mut line = Vec::with_capacity(50 << 20);
+    while line.len() < 50 << 20 {
+        line.extend_from_slice(b"0.123 loss 4.56 |#####| it/s ");
+    }
+    line.extend_from_slice(KERNEL.as_bytes());
+    let started = std::time::Instant::now();
+    let out = run_stdin(&["--json"], &line);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["first_assert"]["line"], 1);
+    assert_eq!(v["first_assert"]["text_truncated"], true);
+    assert!(v["first_assert"]["text"].as_str().unwrap().len() <= 2100);
+    assert!(v["first_assert"]["text"].as_str().unwrap().contains("Assertion `t >= 0"));
+    assert!(v["input"]["long_lines"].as_u64().unwrap() >= 1);
+    // Not a benchmark: a generous bound that only a hang or a quadratic blow-up would break.
+    assert!(started.elapsed().as_secs() < 120);
+}
+
+/// Waits for one child and returns its exit code and peak resident memory in KiB. (Other
+/// tests spawn children in parallel, so process-wide `RUSAGE_CHILDREN` would mix them up.)
+fn wait_with_rss(child: std::process::Child) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: plain syscalls on structs we own; the child is ours and not reaped elsewhere.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    std::mem::forget(child);
+    (libc::WEXITSTATUS(status), ru.ru_maxrss)
+}
+
+#[test]
+fn a_1_gib_log_streams_with_bounded_memory() {
+    let mut child = bin().arg("--json").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut chunk = Vec::with_capacity(1 << 20);
+        let mut i = 0u64;
+        while chunk.len() < (1 << 20) - 100 {
+            chunk.extend_from_slice(format!("epoch 3 step {i:>7} | loss 0.{:04} | lr 3.0e-4 | 12.5 it/s\n", i % 9973).as_bytes());
+            i += 1;
+        }
+        let mut written = 0usize;
+        while written < (1 << 30) {
+            if stdin.write_all(&chunk).is_err() {
+                return;
+            }
+            written += chunk.len();
+        }
+        let _ = stdin.write_all(format!("{KERNEL}\nRuntimeError: CUDA error: device-side assert triggered\n").as_bytes());
+    });
+    let mut stdout = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+    let (code, rss) = wait_with_rss(child);
+    writer.join().unwrap();
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert!(v["input"]["bytes"].as_u64().unwrap() > 1 << 30);
+    assert!(v["first_assert"]["text"].as_str().unwrap().starts_with("../aten"));
+    assert_eq!(v["echo_count"], 1);
+    eprintln!("peak memory for a 1 GiB log: {rss} KiB");
+    assert!(rss < 64 * 1024, "peak memory {rss} KiB for a 1 GiB log");
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let mut big = String::new();
+    for _ in 0..2000 {
+        big.push_str(KERNEL);
+        big.push('\n');
+        big.push_str("RuntimeError: CUDA error: device-side assert triggered\n");
+    }
+    let mut child = bin().stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let w = std::thread::spawn(move || {
+        let _ = stdin.write_all(big.as_bytes());
+    });
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout is dropped here: the reader went away after a few bytes.
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!text(&out.stderr).contains("error"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn notebooks_by_extension_and_by_content() {
+    let out = bin().arg("--json").arg(case("colab-echoes.ipynb")).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["input"]["format"], "notebook");
+    // The same notebook piped in without a name is recognised by its content.
+    let bytes = std::fs::read(case("colab-echoes.ipynb")).unwrap();
+    let out = run_stdin(&["--json"], &bytes);
+    let w: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(w["first_assert"], v["first_assert"]);
+    // A log that happens to start with `{` is still a log.
+    let out = run_stdin(&["--json"], format!("{{'epoch': 1}}\n{KERNEL}\n").as_bytes());
+    let x: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(x["input"]["format"], "text");
+    assert_eq!(x["first_assert"]["line"], 2);
+}

@@ -1,0 +1,114 @@
+//! The JSON contract of DESIGN.md: field names, types and meanings that consumers (the page,
+//! the adapters, scripts) rely on. Fields may be added; none may be renamed or retyped without
+//! bumping `schema`.
+
+use first_assert::{analyze_bytes, Options, SCHEMA};
+use serde_json::Value;
+use std::path::Path;
+
+fn report_json(case: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(case);
+    let r = analyze_bytes(&std::fs::read(&p).unwrap(), Some(case), &Options::default()).unwrap();
+    serde_json::to_value(r).unwrap()
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().expect("an object").keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+fn has_all(v: &Value, want: &[&str], what: &str) {
+    let got = keys(v);
+    for w in want {
+        assert!(got.contains(w), "{what} lacks `{w}` (has {got:?})");
+    }
+}
+
+const CATEGORIES: [&str; 7] = ["invalid_label", "index_out_of_bounds", "invalid_value", "shape_mismatch", "dtype_mismatch", "stale_context", "unknown"];
+
+#[test]
+fn top_level_fields() {
+    let v = report_json("colab-echoes.ipynb");
+    assert_eq!(v["schema"], SCHEMA);
+    assert_eq!(SCHEMA, 1);
+    has_all(&v, &["schema", "verdict", "first_assert", "cause", "echoes", "echo_count", "stack", "checklist", "notes", "lang", "input", "headline", "kernel_sites", "raised_at", "other_errors", "tool"], "report");
+    assert!(["device_assert", "other_cuda_error", "clean"].contains(&v["verdict"].as_str().unwrap()));
+    assert_eq!(v["tool"]["name"], "first-assert");
+}
+
+#[test]
+fn first_assert_fields_and_locations() {
+    let v = report_json("colab-echoes.ipynb");
+    let f = &v["first_assert"];
+    has_all(f, &["text", "line", "cell", "kind", "site", "repeats", "output", "execution_count", "dialect", "context", "text_truncated", "end_line"], "first_assert");
+    assert!(f["text"].is_string());
+    assert!(f["line"].as_u64().unwrap() >= 1, "line is 1-based");
+    // For a notebook: a 0-based index into the notebook's `cells` array (markdown counts).
+    assert_eq!(f["cell"], 3);
+    assert!(["kernel_assert", "host_error", "dsa_report"].contains(&f["kind"].as_str().unwrap()));
+    let site = &f["site"];
+    has_all(site, &["file", "line", "function", "condition", "block", "thread", "name"], "site");
+    assert_eq!(site["block"], serde_json::json!([0, 0, 0]));
+    let rep = &f["repeats"];
+    has_all(rep, &["count", "blocks", "threads", "block_range", "thread_range", "last_line"], "repeats");
+
+    // Plain text: cell is null.
+    let t = report_json("windows-indexkernel.log");
+    assert!(t["first_assert"]["cell"].is_null());
+    assert!(t["first_assert"]["site"]["function"].is_null(), "Windows builds print no function");
+}
+
+#[test]
+fn cause_fields() {
+    let v = report_json("colab-echoes.ipynb");
+    let c = &v["cause"];
+    has_all(c, &["category", "rule", "confidence", "evidence", "title", "summary", "why", "fix", "check", "snippet", "ops"], "cause");
+    assert!(CATEGORIES.contains(&c["category"].as_str().unwrap()));
+    let conf = c["confidence"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&conf));
+    let ev = &c["evidence"][0];
+    has_all(ev, &["scope", "text", "line", "cell", "matched"], "evidence");
+    // The rule id names a file in rules/.
+    let rule = c["rule"].as_str().unwrap();
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("rules").join(format!("{rule}.toml")).exists());
+}
+
+#[test]
+fn echoes_stack_checklist_notes() {
+    let v = report_json("colab-echoes.ipynb");
+    let e = &v["echoes"][0];
+    has_all(e, &["text", "line", "cell", "kind", "exception"], "echo");
+    assert_eq!(v["echo_count"].as_u64().unwrap(), v["echoes"].as_array().unwrap().len() as u64);
+    let s = &v["stack"];
+    has_all(s, &["trustworthy", "async_note", "launch_blocking", "innocent_op", "explanation", "launch_blocking_at"], "stack");
+    assert!(["not_set", "set", "set_after_import", "set_after_cuda", "ignored"].contains(&s["launch_blocking"].as_str().unwrap()));
+    let ids: Vec<&str> = v["checklist"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    for id in ["restart", "launch_blocking", "rerun", "first_only", "inspect", "cpu", "fix", "restart_again", "remove_launch_blocking"] {
+        assert!(ids.contains(&id), "checklist lacks {id}: {ids:?}");
+    }
+    let lb = v["checklist"].as_array().unwrap().iter().find(|s| s["id"] == "launch_blocking").unwrap();
+    assert!(lb["code"].as_str().unwrap().contains("CUDA_LAUNCH_BLOCKING"));
+    has_all(&v["notes"][0], &["id", "text"], "note");
+}
+
+#[test]
+fn no_assert_means_null_first_assert_and_no_cause() {
+    for case in ["out-of-memory.log", "near-miss-docs-and-prints.log", "no-kernel-image-dsa-hint.log", "empty.log"] {
+        let v = report_json(case);
+        assert!(v["first_assert"].is_null(), "{case}");
+        assert!(v["cause"].is_null(), "{case}");
+        assert_ne!(v["verdict"], "device_assert", "{case}");
+        assert_eq!(v["echo_count"], 0, "{case}");
+    }
+    let oom = report_json("out-of-memory.log");
+    assert_eq!(oom["verdict"], "other_cuda_error");
+    has_all(&oom["other_errors"][0], &["kind", "text", "line", "explanation"], "other_errors");
+}
+
+#[test]
+fn the_report_round_trips() {
+    let v = report_json("colab-echoes.ipynb");
+    let r: first_assert::Report = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(serde_json::to_value(r).unwrap(), v);
+}
