@@ -92,8 +92,8 @@ pub struct PatDef {
     pub path: Option<&'static str>,
     /// Code, Message, Raised: regex over the line.
     pub regex: Option<&'static str>,
-    /// Message: a literal (ASCII case-insensitive) that every match contains; the scanner only
-    /// reads lines that hold a keyword.
+    /// Message: a literal (case-sensitive) that every match contains; the scanner only reads
+    /// lines that hold a keyword.
     pub keyword: Option<&'static str>,
     /// Multiplies the scope's strength (default 1).
     pub weight: f32,

@@ -39,23 +39,26 @@ const TAIL_BYTES: usize = 4096;
 /// Lines a wrapped kernel record may span.
 const MAX_WRAP: u32 = 6;
 
-/// Literals (ASCII case-insensitive) that every line the scanner must read contains, unless it
-/// sits inside a traceback or another multi-line record.
+/// Literals (case-sensitive) of which every line the scanner must read contains one, unless it
+/// sits inside a traceback or another multi-line record. They are chosen to be rare in training
+/// logs and to cover every form the readers know: `ssert` (kernel lines, `device-side assert`,
+/// DSA records), `rror` (every error line), `CUDA`/`cuda` (notes, `CUDA_LAUNCH_BLOCKING`), frame
+/// starts, and the few errors that have none of these.
 const KEYWORDS: &[&str] = &[
-    "assert",
+    "ssert",
+    "rror",
+    "CUDA",
     "cuda",
-    "error",
-    "traceback",
-    "exception",
-    "file ",
+    "Traceback",
+    "xception",
+    "File ",
     "ipython-input",
     "ipykernel",
-    "cell in",
-    "input in",
+    "Cell In",
+    "Input In",
     "-packages",
-    "what()",
-    "hsa_status",
-    "nccl",
+    "HSA_STATUS",
+    "Watchdog caught",
     "断言",
 ];
 
@@ -64,11 +67,7 @@ fn keywords() -> &'static AhoCorasick {
     K.get_or_init(|| {
         let mut k: Vec<&str> = KEYWORDS.to_vec();
         k.extend(ruleset().message_keywords());
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(k)
-            .expect("keywords compile")
+        AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(k).expect("keywords compile")
     })
 }
 
