@@ -408,16 +408,25 @@ fn rule_input<'a>(
             }
         }
     }
-    // The source of the cell that raised the error.
+    // The source of the cell that raised the error, and (with less weight) of the cells that
+    // ran before it: what the notebook set up (a loss, a tokenizer change) is evidence too.
     if let Some(cell) = raised.and_then(|h| h.loc.at.cell) {
-        if let Some(src) = facts.cells.iter().find(|c| c.index == cell) {
+        let raised_order = facts.cells.iter().find(|c| c.index == cell).map(|c| c.order);
+        for src in &facts.cells {
+            let weight = if src.index == cell {
+                0.7
+            } else if raised_order.is_some_and(|o| src.order < o) {
+                0.45
+            } else {
+                continue;
+            };
             for (i, line) in src.source.lines().enumerate() {
                 let t = line.trim();
                 if t.is_empty() || t.starts_with('#') {
                     continue;
                 }
-                let loc = Loc { order: 0, at: Location { line: i as u64 + 1, cell: Some(cell), output: None, execution_count: src.execution_count } };
-                input.code.push((line, loc, 0.7));
+                let loc = Loc { order: 0, at: Location { line: i as u64 + 1, cell: Some(src.index), output: None, execution_count: src.execution_count } };
+                input.code.push((line, loc, weight));
             }
         }
     }

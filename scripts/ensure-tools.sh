@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs what the tests need, idempotently and quickly when it is already there.
+#
+#   scripts/ensure-tools.sh [wasm-target] [wasm-bindgen] [chromium] [npm]
+#
+# wasm-target   the rustup target wasm32-unknown-unknown
+# wasm-bindgen  wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock
+# chromium      Debian's chromium and chromium-driver (apt-get, only when running as root)
+# npm           the npm packages of tests/e2e, from its lockfile (npm ci)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'ensure-tools: %s\n' "$*" >&2; }
+
+wasm_target() {
+  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    return
+  fi
+  say "adding the rustup target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+}
+
+locked_version() {
+  # The version of a package in Cargo.lock.
+  awk -v name="$1" '$1 == "name" && $3 == "\"" name "\"" { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock
+}
+
+wasm_bindgen() {
+  local want have
+  want=$(locked_version wasm-bindgen)
+  if [ -z "$want" ]; then
+    say "Cargo.lock has no wasm-bindgen; nothing to install"
+    return
+  fi
+  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}') || true
+  if [ "$have" = "$want" ]; then
+    return
+  fi
+  say "installing wasm-bindgen-cli $want (found: ${have:-none}); this takes a few minutes once"
+  cargo install wasm-bindgen-cli --version "=$want" --locked
+}
+
+chromium() {
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+    return
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    say "chromium or chromedriver is missing and this is not root: install Debian's chromium and chromium-driver"
+    exit 1
+  fi
+  say "installing Debian's chromium and chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium chromium-driver >/dev/null
+}
+
+npm_packages() {
+  local dir=tests/e2e
+  [ -f "$dir/package-lock.json" ] || return 0
+  if [ -d "$dir/node_modules" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return
+  fi
+  say "installing the npm packages of $dir from its lockfile"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+for what in "$@"; do
+  case "$what" in
+    wasm-target) wasm_target ;;
+    wasm-bindgen) wasm_bindgen ;;
+    chromium) chromium ;;
+    npm) npm_packages ;;
+    *) say "unknown tool: $what"; exit 2 ;;
+  esac
+done
