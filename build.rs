@@ -46,8 +46,6 @@ struct RuleFile {
     #[serde(default)]
     zh: Text,
     #[serde(default)]
-    snippet: Option<String>,
-    #[serde(default)]
     example: Vec<Example>,
     #[serde(default)]
     near_miss: Vec<Example>,
@@ -159,6 +157,8 @@ struct Text {
     fix: String,
     #[serde(default)]
     check: String,
+    #[serde(default)]
+    snippet: String,
 }
 
 #[derive(Deserialize)]
@@ -326,15 +326,15 @@ fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
     for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
         let _ = writeln!(
             code,
-            "    {lang}: TextDef {{ title: {}, summary: {}, why: {}, fix: {}, check: {} }},",
+            "    {lang}: TextDef {{ title: {}, summary: {}, why: {}, fix: {}, check: {}, snippet: {} }},",
             lit(t.title.trim()),
             lit(t.summary.trim()),
             lit(t.why.trim()),
             lit(t.fix.trim()),
-            lit(t.check.trim())
+            lit(t.check.trim()),
+            lit(t.snippet.trim_matches('\n'))
         );
     }
-    let _ = writeln!(code, "    snippet: {},", opt(&r.snippet.as_ref().map(|s| s.trim_end().to_string())));
     let ex: Vec<String> = r.example.iter().map(|e| lit(&e.text)).collect();
     let _ = writeln!(code, "    examples: &[{}],", ex.join(", "));
     let nm: Vec<String> = r.near_miss.iter().map(|e| lit(&e.text)).collect();

@@ -16,14 +16,10 @@ pub struct Context<'a> {
     pub echo_count: u64,
 }
 
-/// The cell that makes CUDA errors synchronous.
-pub const LAUNCH_BLOCKING_SNIPPET: &str = "import os\nos.environ[\"CUDA_LAUNCH_BLOCKING\"] = \"1\"  # must run before `import torch`\nimport torch";
-
-/// A generic check when the cause is unknown: label range, NaN and Inf.
-const GENERIC_SNIPPET: &str = "import torch\n\ndef describe(name, t):\n    t = t.detach()\n    print(name, tuple(t.shape), t.dtype, t.device)\n    if t.is_floating_point():\n        print(\"  nan:\", torch.isnan(t).any().item(), \" inf:\", torch.isinf(t).any().item())\n    if t.numel():\n        print(\"  min:\", t.min().item(), \" max:\", t.max().item())\n\n# call it on every input of the failing step, for example:\n# describe(\"inputs\", inputs); describe(\"labels\", labels); describe(\"logits\", logits)";
-
-/// Rerunning the failing step on the CPU, where the same bug raises a readable error.
-const CPU_SNIPPET: &str = "# after a restart: run the failing step once on the CPU\nmodel_cpu = model.to(\"cpu\")\nout = model_cpu(inputs.to(\"cpu\"))\nloss = criterion(out, labels.to(\"cpu\"))  # raises IndexError/ValueError with the bad value";
+/// A code snippet from the catalogue (the leading newline of the TOML text dropped).
+fn code(m: Msg, l: Lang) -> &'static str {
+    m.text(l).trim_start_matches('\n')
+}
 
 /// Builds the steps.
 pub fn steps(c: &Context<'_>) -> Vec<Step> {
@@ -59,7 +55,7 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         "launch_blocking",
         Msg::StepLaunchBlockingTitle.text(l).into(),
         lb_body.text(l).into(),
-        Some(LAUNCH_BLOCKING_SNIPPET),
+        Some(code(Msg::SnippetLaunchBlocking, l)),
         lb == LaunchBlocking::Set,
     ));
     v.push(rerun(c));
@@ -76,10 +72,10 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
             if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() },
             cause.snippet.as_deref(),
         ),
-        _ => (Msg::StepInspectTitle.text(l).to_string(), Msg::StepInspectGenericBody.text(l).to_string(), Some(GENERIC_SNIPPET)),
+        _ => (Msg::StepInspectTitle.text(l).to_string(), Msg::StepInspectGenericBody.text(l).to_string(), Some(code(Msg::SnippetGeneric, l))),
     };
     v.push(step("inspect", check_title, check_body, snippet, false));
-    v.push(step("cpu", Msg::StepCpuTitle.text(l).into(), Msg::StepCpuBody.text(l).into(), Some(CPU_SNIPPET), false));
+    v.push(step("cpu", Msg::StepCpuTitle.text(l).into(), Msg::StepCpuBody.text(l).into(), Some(code(Msg::SnippetCpu, l)), false));
     let fix = c.cause.map(|c| c.fix.clone()).filter(|f| !f.is_empty()).unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
     v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix, None, false));
     v.push(step("restart_again", Msg::StepRestartAgainTitle.text(l).into(), Msg::StepRestartAgainBody.text(l).into(), None, false));
@@ -103,16 +99,16 @@ fn other_steps(c: &Context<'_>) -> Vec<Step> {
     let mut v = vec![step("restart", Msg::StepRestartTitle.text(l).into(), Msg::StepRestartOtherBody.text(l).into(), None, false)];
     match kind {
         "out_of_memory" => {
-            v.push(step("reduce_memory", Msg::StepOomTitle.text(l).into(), Msg::StepOomBody.text(l).into(), Some("torch.cuda.empty_cache()\nprint(torch.cuda.memory_summary())"), false));
+            v.push(step("reduce_memory", Msg::StepOomTitle.text(l).into(), Msg::StepOomBody.text(l).into(), Some(code(Msg::SnippetOom, l)), false));
         }
         "no_kernel_image" | "invalid_device_function" => {
-            v.push(step("match_build", Msg::StepNoKernelTitle.text(l).into(), Msg::StepNoKernelBody.text(l).into(), Some("import torch\nprint(torch.__version__, torch.version.cuda)\nprint(torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))\nprint(torch.cuda.get_arch_list())"), false));
+            v.push(step("match_build", Msg::StepNoKernelTitle.text(l).into(), Msg::StepNoKernelBody.text(l).into(), Some(code(Msg::SnippetNoKernel, l)), false));
         }
         "nccl" => {
-            v.push(step("nccl_debug", Msg::StepNcclTitle.text(l).into(), Msg::StepNcclBody.text(l).into(), Some("import os\nos.environ[\"NCCL_DEBUG\"] = \"INFO\""), false));
+            v.push(step("nccl_debug", Msg::StepNcclTitle.text(l).into(), Msg::StepNcclBody.text(l).into(), Some(code(Msg::SnippetNccl, l)), false));
         }
         _ => {
-            v.push(step("launch_blocking", Msg::StepLaunchBlockingTitle.text(l).into(), Msg::StepLaunchBlockingOtherBody.text(l).into(), Some(LAUNCH_BLOCKING_SNIPPET), false));
+            v.push(step("launch_blocking", Msg::StepLaunchBlockingTitle.text(l).into(), Msg::StepLaunchBlockingOtherBody.text(l).into(), Some(code(Msg::SnippetLaunchBlocking, l)), false));
             v.push(rerun(c));
         }
     }

@@ -465,7 +465,7 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         why: t.why.to_string(),
         fix: t.fix.to_string(),
         check: t.check.to_string(),
-        snippet: r.snippet.map(str::to_string),
+        snippet: Some(t.snippet).filter(|s| !s.is_empty()).map(str::to_string),
         ops,
         evidence: d.evidence,
     }

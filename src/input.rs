@@ -22,29 +22,46 @@
 //! as nbformat's `output_type` (`stream`, `error`, `execute_result`, `display_data`), so a
 //! notebook's `cells` array is itself a valid cell list.
 
+use crate::i18n::{Lang, Msg};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
-/// Why an input could not be read.
+/// Why an input could not be read. The message comes from the catalogue, in either language.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InputError {
-    /// The notebook or cell list is not valid JSON, or not shaped like one.
-    Notebook(String),
-    /// The input is a binary file (an archive, an image, ...), not text.
-    Binary(&'static str),
+pub struct InputError {
+    msg: Msg,
+    args: Vec<(&'static str, String)>,
+}
+
+impl InputError {
+    fn new(msg: Msg, args: &[(&'static str, &dyn fmt::Display)]) -> InputError {
+        InputError { msg, args: args.iter().map(|(k, v)| (*k, v.to_string())).collect() }
+    }
+
+    /// The message in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let args: Vec<(&str, &dyn fmt::Display)> = self.args.iter().map(|(k, v)| (*k, v as &dyn fmt::Display)).collect();
+        self.msg.fill(lang, &args)
+    }
+
+    /// True when the input is a binary file rather than a malformed notebook.
+    pub fn is_binary(&self) -> bool {
+        matches!(self.msg, Msg::ErrBinary | Msg::ErrArchive)
+    }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InputError::Notebook(m) => write!(f, "cannot read the notebook: {m}"),
-            InputError::Binary(kind) => write!(f, "this is a binary file ({kind}), not a log or a notebook"),
-        }
+        f.write_str(&self.message(Lang::En))
     }
 }
 
 impl std::error::Error for InputError {}
+
+fn cell_field(cell: usize, field: &str, expected: &str) -> InputError {
+    InputError::new(Msg::ErrCellField, &[("cell", &cell), ("field", &field), ("expected", &expected)])
+}
 
 /// A notebook cell with its outputs, in the engine's own shape.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,24 +109,29 @@ pub fn looks_like_notebook(bytes: &[u8]) -> bool {
     }
 }
 
-/// Names the kind of binary file `bytes` starts with, if it is one.
-pub fn sniff_binary(bytes: &[u8]) -> Option<&'static str> {
-    const MAGIC: &[(&[u8], &str)] = &[
-        (b"\x1f\x8b", "gzip archive; decompress it first"),
-        (b"PK\x03\x04", "zip archive; unpack it first"),
-        (b"BZh", "bzip2 archive; decompress it first"),
-        (b"\xfd7zXZ\x00", "xz archive; decompress it first"),
-        (b"\x28\xb5\x2f\xfd", "zstd archive; decompress it first"),
-        (b"7z\xbc\xaf\x27\x1c", "7z archive; unpack it first"),
-        (b"\x89PNG", "PNG image"),
-        (b"\xff\xd8\xff", "JPEG image"),
-        (b"GIF8", "GIF image"),
-        (b"%PDF", "PDF document"),
-        (b"\x7fELF", "executable"),
-        (b"SQLite format 3", "SQLite database"),
+/// Tells whether `bytes` start a binary file (an archive, an image, ...) rather than text.
+pub fn sniff_binary(bytes: &[u8]) -> Option<InputError> {
+    const ARCHIVES: &[(&[u8], &str)] = &[
+        (b"\x1f\x8b", "gzip"),
+        (b"PK\x03\x04", "zip"),
+        (b"BZh", "bzip2"),
+        (b"\xfd7zXZ\x00", "xz"),
+        (b"\x28\xb5\x2f\xfd", "zstd"),
+        (b"7z\xbc\xaf\x27\x1c", "7z"),
     ];
-    if let Some((_, k)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
-        return Some(k);
+    const OTHER: &[(&[u8], &str)] = &[
+        (b"\x89PNG", "PNG"),
+        (b"\xff\xd8\xff", "JPEG"),
+        (b"GIF8", "GIF"),
+        (b"%PDF", "PDF"),
+        (b"\x7fELF", "ELF"),
+        (b"SQLite format 3", "SQLite"),
+    ];
+    if let Some((_, k)) = ARCHIVES.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some(InputError::new(Msg::ErrArchive, &[("format", k)]));
+    }
+    if let Some((_, k)) = OTHER.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some(InputError::new(Msg::ErrBinary, &[("format", k)]));
     }
     if utf16_order(bytes).is_some() {
         return None;
@@ -119,7 +141,7 @@ pub fn sniff_binary(bytes: &[u8]) -> Option<&'static str> {
         return None;
     }
     let control = head.iter().filter(|&&b| b < 0x09 || (0x0e..0x20).contains(&b) && b != 0x1b).count();
-    (control * 10 > head.len() * 3).then_some("unknown binary data")
+    (control * 10 > head.len() * 3).then(|| InputError::new(Msg::ErrBinary, &[("format", &"?")]))
 }
 
 /// `Some(true)` for UTF-16 little-endian text, `Some(false)` for big-endian, by BOM or by the
@@ -158,59 +180,61 @@ pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
 pub fn parse_notebook(json: &str) -> Result<Notebook, InputError> {
     let json = json.strip_prefix('\u{feff}').unwrap_or(json);
     let v: Value = serde_json::from_str(json).map_err(|e| {
-        let what = if e.is_eof() { "it is truncated (the JSON ends early)" } else { "it is not valid JSON" };
-        InputError::Notebook(format!("{what}: {e}"))
+        let msg = if e.is_eof() { Msg::ErrTruncated } else { Msg::ErrNotJson };
+        InputError::new(msg, &[("detail", &e)])
     })?;
     parse_value(&v)
 }
 
 /// Parses a notebook or cell list that is already a JSON value.
 pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
-    let bad = |m: String| InputError::Notebook(m);
     let (format, cells) = match v {
         Value::Array(cells) => ("cells", cells),
         Value::Object(o) => {
             if o.contains_key("worksheets") {
-                return Err(bad("this is an nbformat 3 notebook; open it in Jupyter and save it again to upgrade it to version 4".into()));
+                return Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)]));
             }
             let format = if o.contains_key("nbformat") { "notebook" } else { "cells" };
             if let Some(n) = o.get("nbformat").and_then(Value::as_u64) {
                 if n < 4 {
-                    return Err(bad(format!("nbformat {n} is not supported; open it in Jupyter and save it again to upgrade it to version 4")));
+                    return Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)]));
                 }
             }
             match o.get("cells") {
                 Some(Value::Array(c)) => (format, c),
-                Some(_) => return Err(bad("`cells` is not a list".into())),
-                None => return Err(bad("there is no `cells` list".into())),
+                Some(_) => return Err(InputError::new(Msg::ErrCellField, &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")])),
+                None => return Err(InputError::new(Msg::ErrNoCells, &[])),
             }
         }
-        _ => return Err(bad("the top level is neither an object with `cells` nor a list of cells".into())),
+        _ => return Err(InputError::new(Msg::ErrTopLevel, &[])),
     };
     let mut out = Vec::with_capacity(cells.len());
     for (pos, c) in cells.iter().enumerate() {
-        let o = c.as_object().ok_or_else(|| bad(format!("cell {pos} is not an object")))?;
+        let o = c.as_object().ok_or_else(|| cell_field(pos, "cells", "object"))?;
         let index = match o.get("index") {
             None | Some(Value::Null) => pos as u32,
-            Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| bad(format!("cell {pos}: `index` is not a cell number")))?,
+            Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?,
         };
         let execution_count = match o.get("execution_count") {
             None | Some(Value::Null) => None,
-            Some(n) => Some(n.as_i64().ok_or_else(|| bad(format!("cell {pos}: `execution_count` is not a number")))?),
+            Some(n) => Some(n.as_i64().ok_or_else(|| cell_field(pos, "execution_count", "number"))?),
         };
         let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
-        let source = multiline(o.get("source")).ok_or_else(|| bad(format!("cell {pos}: `source` is not text")))?;
+        let source = multiline(o.get("source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
         let mut outputs = Vec::new();
         match o.get("outputs") {
             None | Some(Value::Null) => {}
             Some(Value::Array(list)) => {
                 for (oi, out) in list.iter().enumerate() {
-                    if let Some(x) = output(out).map_err(|m| bad(format!("cell {pos}, output {oi}: {m}")))? {
+                    let parsed = output(out).map_err(|(field, expected)| {
+                        InputError::new(Msg::ErrOutputField, &[("cell", &pos), ("output", &oi), ("field", &field), ("expected", &expected)])
+                    })?;
+                    if let Some(x) = parsed {
                         outputs.push(x);
                     }
                 }
             }
-            Some(_) => return Err(bad(format!("cell {pos}: `outputs` is not a list"))),
+            Some(_) => return Err(cell_field(pos, "outputs", "array")),
         }
         out.push(Cell { index, execution_count, cell_type, source, outputs });
     }
@@ -233,10 +257,11 @@ fn multiline(v: Option<&Value>) -> Option<String> {
     }
 }
 
-fn output(v: &Value) -> Result<Option<Output>, String> {
-    let o = v.as_object().ok_or("it is not an object")?;
-    let kind = o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or("it has no `kind` (or `output_type`)")?;
-    let text_of = |k: &str| multiline(o.get(k)).ok_or_else(|| format!("`{k}` is not text"));
+/// Reads one output; on failure names the field and the JSON type it should have.
+fn output(v: &Value) -> Result<Option<Output>, (&'static str, &'static str)> {
+    let o = v.as_object().ok_or(("outputs", "object"))?;
+    let kind = o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
+    let text_of = |k: &'static str| multiline(o.get(k)).ok_or((k, "string"));
     let out = match kind {
         "stream" => Output {
             kind: "stream".into(),
@@ -246,8 +271,8 @@ fn output(v: &Value) -> Result<Option<Output>, String> {
         "error" => {
             let tb: Vec<String> = match o.get("traceback") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a.iter().map(|l| l.as_str().map(str::to_string).ok_or("`traceback` holds something that is not text")).collect::<Result<_, _>>()?,
-                Some(_) => return Err("`traceback` is not a list".into()),
+                Some(Value::Array(a)) => a.iter().map(|l| l.as_str().map(str::to_string).ok_or(("traceback", "array of strings"))).collect::<Result<_, _>>()?,
+                Some(_) => return Err(("traceback", "array of strings")),
             };
             let text = if tb.is_empty() {
                 let ename = o.get("ename").and_then(Value::as_str).unwrap_or("Error");
@@ -260,7 +285,7 @@ fn output(v: &Value) -> Result<Option<Output>, String> {
         }
         "execute_result" | "display_data" | "text" | "pyout" => {
             let text = match o.get("data").and_then(|d| d.get("text/plain")) {
-                Some(t) => multiline(Some(t)).ok_or("`text/plain` is not text")?,
+                Some(t) => multiline(Some(t)).ok_or(("text/plain", "string"))?,
                 None => text_of("text")?,
             };
             Output { kind: "text".into(), name: None, text }
@@ -309,9 +334,10 @@ mod tests {
         let e = parse_notebook(r#"{"cells": [{"outputs": [{"output_type": "stream", "text": "x"#).unwrap_err();
         assert!(e.to_string().contains("truncated"), "{e}");
         let e = parse_notebook(r#"{"cells": 3}"#).unwrap_err();
-        assert!(e.to_string().contains("`cells` is not a list"), "{e}");
+        assert!(e.to_string().contains("`cells` should be array"), "{e}");
         let e = parse_notebook(r#"{"cells": [{"outputs": [{"text": "x"}]}]}"#).unwrap_err();
         assert!(e.to_string().contains("cell 0, output 0"), "{e}");
+        assert!(e.message(Lang::Zh).contains("单元格 0 的输出 0"), "{}", e.message(Lang::Zh));
         let e = parse_notebook(r#"{"nbformat": 3, "worksheets": []}"#).unwrap_err();
         assert!(e.to_string().contains("nbformat 3"), "{e}");
     }
@@ -321,8 +347,8 @@ mod tests {
         assert!(looks_like_notebook(b"\n {\"cells\": []}"));
         assert!(looks_like_notebook(br#"[{"index": 0, "outputs": []}]"#));
         assert!(!looks_like_notebook(b"{'epoch': 1, 'loss': 0.3}"));
-        assert_eq!(sniff_binary(b"\x1f\x8b\x08\x00rest"), Some("gzip archive; decompress it first"));
-        assert_eq!(sniff_binary(&[0u8; 100]), Some("unknown binary data"));
+        assert!(sniff_binary(b"\x1f\x8b\x08\x00rest").unwrap().to_string().contains("compressed file (gzip)"));
+        assert!(sniff_binary(&[0u8; 100]).unwrap().is_binary());
         assert_eq!(sniff_binary(b"plain text log with a few words in it\n"), None);
         let utf16: Vec<u8> = "RuntimeError: CUDA error: device-side assert triggered\n".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
         assert_eq!(sniff_binary(&utf16), None);

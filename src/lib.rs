@@ -86,8 +86,8 @@ pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
 /// lossily and the report says so).
 pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> Result<Report, InputError> {
     let is_ipynb = file_name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
-    if let Some(kind) = input::sniff_binary(bytes) {
-        return Err(InputError::Binary(kind));
+    if let Some(e) = input::sniff_binary(bytes) {
+        return Err(e);
     }
     if let Some(le) = input::utf16_order(bytes) {
         let text = input::decode_utf16(bytes, le);

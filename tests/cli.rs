@@ -126,6 +126,20 @@ fn escape_sequences_from_the_input_never_reach_the_terminal() {
 }
 
 #[test]
+fn errors_and_help_speak_the_chosen_language() {
+    let out = bin().args(["--lang", "zh", "/definitely/not/here.log"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("文件不存在"), "{}", text(&out.stderr));
+    let mut c = bin();
+    c.env("LANG", "zh_CN.UTF-8");
+    let out = c.arg("--help").output().unwrap();
+    assert!(text(&out.stdout).contains("用法"), "{}", text(&out.stdout));
+    let gz = tmp("zh.gz", b"\x1f\x8b\x08\x00\x00\x00");
+    let out = bin().args(["--lang=zh"]).arg(gz).output().unwrap();
+    assert!(text(&out.stderr).contains("压缩文件"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn empty_input_is_clean_with_a_note() {
     let out = run_stdin(&["--json"], b"");
     assert_eq!(out.status.code(), Some(0));
@@ -139,7 +153,7 @@ fn binary_files_are_refused_clearly() {
     let gz = tmp("log.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\x07\x00");
     let out = bin().arg(&gz).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("gzip archive; decompress it first"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("compressed file (gzip)"), "{}", text(&out.stderr));
     let junk: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 32) as u8).collect();
     let out = run_stdin(&[], &junk);
     assert_eq!(out.status.code(), Some(2));

@@ -10,6 +10,30 @@ fn is_kebab(id: &str) -> bool {
         && id.split('-').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
 }
 
+/// A snippet without its comments (a `#` outside quotes, to the end of the line).
+fn code_only(snippet: &str) -> Vec<String> {
+    snippet
+        .lines()
+        .map(|l| {
+            let mut quote = None;
+            let mut end = l.len();
+            for (i, c) in l.char_indices() {
+                match (c, quote) {
+                    ('"' | '\'', None) => quote = Some(c),
+                    (q, Some(open)) if q == open => quote = None,
+                    ('#', None) => {
+                        end = i;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            l[..end].trim_end().to_string()
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 #[test]
 fn every_rule_is_documented_in_both_languages() {
     let mut missing = Vec::new();
@@ -24,8 +48,12 @@ fn every_rule_is_documented_in_both_languages() {
         if r.zh.summary == r.en.summary {
             missing.push(format!("{}: the Chinese summary is the English one", r.path));
         }
-        if r.snippet.is_none() && r.id != "no-evidence" {
-            missing.push(format!("{}: no snippet (the code that prints the suspect values)", r.path));
+        if r.id != "no-evidence" {
+            if r.en.snippet.is_empty() || r.zh.snippet.is_empty() {
+                missing.push(format!("{}: no snippet in both languages (the code that prints the suspect values)", r.path));
+            } else if code_only(r.en.snippet) != code_only(r.zh.snippet) {
+                missing.push(format!("{}: the English and Chinese snippets differ in code, not only in comments", r.path));
+            }
         }
     }
     assert!(missing.is_empty(), "rules lack documentation:\n{}", missing.join("\n"));

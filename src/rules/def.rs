@@ -29,8 +29,6 @@ pub struct RuleDef {
     pub en: TextDef,
     /// Simplified Chinese texts.
     pub zh: TextDef,
-    /// Code that prints the suspect values.
-    pub snippet: Option<&'static str>,
     /// Logs that must be explained by this rule.
     pub examples: &'static [&'static str],
     /// Logs that look alike but must not be explained by this rule.
@@ -112,6 +110,9 @@ pub struct TextDef {
     pub fix: &'static str,
     /// What to print to confirm it.
     pub check: &'static str,
+    /// Code that prints the suspect values (the same code in every language; only its comments
+    /// are translated). Empty when the rule has none.
+    pub snippet: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/rules.rs"));
