@@ -18,7 +18,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mb: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(100);
     let with_assert = args.iter().any(|a| a == "--assert");
-    let seed = args.iter().position(|a| a == "--seed").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let seed =
+        args.iter().position(|a| a == "--seed").and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(1);
     let total = mb << 20;
     let mut rng = Lcg(seed);
     let out = std::io::stdout();

@@ -41,14 +41,18 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     v.push(step(
         "restart",
         Msg::StepRestartTitle.text(l).into(),
-        if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody }.text(l).into(),
+        if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody }
+            .text(l)
+            .into(),
         None,
         false,
     ));
     let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
     let lb_body = match lb {
         LaunchBlocking::Set => Msg::StepLaunchBlockingDone,
-        LaunchBlocking::SetAfterImport | LaunchBlocking::SetAfterCuda | LaunchBlocking::Ignored => Msg::StepLaunchBlockingLate,
+        LaunchBlocking::SetAfterImport | LaunchBlocking::SetAfterCuda | LaunchBlocking::Ignored => {
+            Msg::StepLaunchBlockingLate
+        }
         LaunchBlocking::NotSet => Msg::StepLaunchBlockingBody,
     };
     v.push(step(
@@ -62,7 +66,11 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     v.push(step(
         "first_only",
         Msg::StepFirstOnlyTitle.text(l).into(),
-        if c.echo_count > 0 { Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)]) } else { Msg::StepFirstOnlyBodyNone.text(l).to_string() },
+        if c.echo_count > 0 {
+            Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)])
+        } else {
+            Msg::StepFirstOnlyBodyNone.text(l).to_string()
+        },
         None,
         false,
     ));
@@ -72,14 +80,40 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
             if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() },
             cause.snippet.as_deref(),
         ),
-        _ => (Msg::StepInspectTitle.text(l).to_string(), Msg::StepInspectGenericBody.text(l).to_string(), Some(code(Msg::SnippetGeneric, l))),
+        _ => (
+            Msg::StepInspectTitle.text(l).to_string(),
+            Msg::StepInspectGenericBody.text(l).to_string(),
+            Some(code(Msg::SnippetGeneric, l)),
+        ),
     };
     v.push(step("inspect", check_title, check_body, snippet, false));
-    v.push(step("cpu", Msg::StepCpuTitle.text(l).into(), Msg::StepCpuBody.text(l).into(), Some(code(Msg::SnippetCpu, l)), false));
-    let fix = c.cause.map(|c| c.fix.clone()).filter(|f| !f.is_empty()).unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
+    v.push(step(
+        "cpu",
+        Msg::StepCpuTitle.text(l).into(),
+        Msg::StepCpuBody.text(l).into(),
+        Some(code(Msg::SnippetCpu, l)),
+        false,
+    ));
+    let fix = c
+        .cause
+        .map(|c| c.fix.clone())
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
     v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix, None, false));
-    v.push(step("restart_again", Msg::StepRestartAgainTitle.text(l).into(), Msg::StepRestartAgainBody.text(l).into(), None, false));
-    v.push(step("remove_launch_blocking", Msg::StepRemoveLbTitle.text(l).into(), Msg::StepRemoveLbBody.text(l).into(), None, false));
+    v.push(step(
+        "restart_again",
+        Msg::StepRestartAgainTitle.text(l).into(),
+        Msg::StepRestartAgainBody.text(l).into(),
+        None,
+        false,
+    ));
+    v.push(step(
+        "remove_launch_blocking",
+        Msg::StepRemoveLbTitle.text(l).into(),
+        Msg::StepRemoveLbBody.text(l).into(),
+        None,
+        false,
+    ));
     v
 }
 
@@ -96,19 +130,49 @@ fn rerun(c: &Context<'_>) -> Step {
 fn other_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let kind = c.other.unwrap_or("cuda_error");
-    let mut v = vec![step("restart", Msg::StepRestartTitle.text(l).into(), Msg::StepRestartOtherBody.text(l).into(), None, false)];
+    let mut v = vec![step(
+        "restart",
+        Msg::StepRestartTitle.text(l).into(),
+        Msg::StepRestartOtherBody.text(l).into(),
+        None,
+        false,
+    )];
     match kind {
         "out_of_memory" => {
-            v.push(step("reduce_memory", Msg::StepOomTitle.text(l).into(), Msg::StepOomBody.text(l).into(), Some(code(Msg::SnippetOom, l)), false));
+            v.push(step(
+                "reduce_memory",
+                Msg::StepOomTitle.text(l).into(),
+                Msg::StepOomBody.text(l).into(),
+                Some(code(Msg::SnippetOom, l)),
+                false,
+            ));
         }
         "no_kernel_image" | "invalid_device_function" => {
-            v.push(step("match_build", Msg::StepNoKernelTitle.text(l).into(), Msg::StepNoKernelBody.text(l).into(), Some(code(Msg::SnippetNoKernel, l)), false));
+            v.push(step(
+                "match_build",
+                Msg::StepNoKernelTitle.text(l).into(),
+                Msg::StepNoKernelBody.text(l).into(),
+                Some(code(Msg::SnippetNoKernel, l)),
+                false,
+            ));
         }
         "nccl" => {
-            v.push(step("nccl_debug", Msg::StepNcclTitle.text(l).into(), Msg::StepNcclBody.text(l).into(), Some(code(Msg::SnippetNccl, l)), false));
+            v.push(step(
+                "nccl_debug",
+                Msg::StepNcclTitle.text(l).into(),
+                Msg::StepNcclBody.text(l).into(),
+                Some(code(Msg::SnippetNccl, l)),
+                false,
+            ));
         }
         _ => {
-            v.push(step("launch_blocking", Msg::StepLaunchBlockingTitle.text(l).into(), Msg::StepLaunchBlockingOtherBody.text(l).into(), Some(code(Msg::SnippetLaunchBlocking, l)), false));
+            v.push(step(
+                "launch_blocking",
+                Msg::StepLaunchBlockingTitle.text(l).into(),
+                Msg::StepLaunchBlockingOtherBody.text(l).into(),
+                Some(code(Msg::SnippetLaunchBlocking, l)),
+                false,
+            ));
             v.push(rerun(c));
         }
     }

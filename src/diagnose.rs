@@ -20,7 +20,8 @@ pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     let rs = ruleset();
     let first_kernel = facts.first_kernel().cloned();
-    let first_kernel_agg = first_kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
+    let first_kernel_agg =
+        first_kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
     let device_hosts: Vec<&HostHit> = facts.host.iter().filter(|h| h.kind == HostKind::DeviceAssert).collect();
     let first_host = device_hosts.first().copied();
 
@@ -53,17 +54,13 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         _ => None,
     };
     // The first moment the assert shows anywhere, kernel line or host line.
-    let first_device_order = [first_kernel.as_ref().map(|k| k.loc.order), first_host.map(|h| h.loc.order)]
-        .into_iter()
-        .flatten()
-        .min();
+    let first_device_order =
+        [first_kernel.as_ref().map(|k| k.loc.order), first_host.map(|h| h.loc.order)].into_iter().flatten().min();
 
     // Where Python raised it, and the traceback above.
     let raised = first_host;
-    let raised_tb: Option<&Traceback> = device_hosts
-        .iter()
-        .find_map(|h| h.traceback)
-        .and_then(|i| facts.tracebacks.get(i));
+    let raised_tb: Option<&Traceback> =
+        device_hosts.iter().find_map(|h| h.traceback).and_then(|i| facts.tracebacks.get(i));
     let raised_at = raised.map(|h| raised_at(h, raised_tb));
 
     // Echoes and unrelated errors.
@@ -222,35 +219,134 @@ fn frame(f: &TbFrame) -> Frame {
 }
 
 fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
-    let frames: Vec<Frame> = tb.map(|t| t.frames.iter().filter(|f| !f.path.is_empty() || f.code.is_some()).map(frame).collect()).unwrap_or_default();
+    let frames: Vec<Frame> = tb
+        .map(|t| t.frames.iter().filter(|f| !f.path.is_empty() || f.code.is_some()).map(frame).collect())
+        .unwrap_or_default();
     let user_frame = frames.iter().rev().find(|f| f.user).cloned();
     let op_frame = frames.last().cloned();
     let frames = if frames.len() > 64 { frames[frames.len() - 64..].to_vec() } else { frames };
-    RaisedAt {
-        text: h.quote.text.clone(),
-        at: h.loc.at,
-        exception: h.exception.clone(),
-        user_frame,
-        op_frame,
-        frames,
-    }
+    RaisedAt { text: h.quote.text.clone(), at: h.loc.at, exception: h.exception.clone(), user_frame, op_frame, frames }
 }
 
 /// Calls that cannot fire a device-side assert: they read, move, print, reduce or create data,
 /// or step an optimizer. A line whose every call is one of these only *reports* an assert that
 /// happened earlier (CUDA reports kernel errors at the next synchronising call).
 const INNOCENT_CALLS: &[&str] = &[
-    "item", "cpu", "tolist", "numpy", "to", "cuda", "print", "float", "int", "len", "str", "repr", "format",
-    "sum", "mean", "std", "eq", "ne", "gt", "lt", "argmax", "argmin", "max", "min", "abs", "round", "detach",
-    "clone", "copy_", "half", "double", "long", "bool", "append", "extend", "all", "any", "backward", "step",
-    "zero_grad", "synchronize", "empty_cache", "memory_allocated", "memory_reserved", "tensor", "as_tensor",
-    "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "rand", "randn", "randint",
-    "arange", "stack", "cat", "view", "reshape", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
-    "expand_as", "expand", "flatten", "relu", "sigmoid", "softmax", "exp", "log", "sqrt", "pow", "mul", "add",
-    "sub", "div", "mul_", "add_", "addcmul_", "addcdiv_", "isnan", "isinf", "range", "enumerate", "zip",
-    "isinstance", "update", "manual_seed", "set_device", "_apply", "convert", "clip_grad_norm_", "apply_",
-    "fill_", "zero_", "requires_grad_", "write", "save", "savez", "numel", "size", "dim", "float_", "t",
-    "is_floating_point", "is_complex", "type", "get", "keys", "items", "values",
+    "item",
+    "cpu",
+    "tolist",
+    "numpy",
+    "to",
+    "cuda",
+    "print",
+    "float",
+    "int",
+    "len",
+    "str",
+    "repr",
+    "format",
+    "sum",
+    "mean",
+    "std",
+    "eq",
+    "ne",
+    "gt",
+    "lt",
+    "argmax",
+    "argmin",
+    "max",
+    "min",
+    "abs",
+    "round",
+    "detach",
+    "clone",
+    "copy_",
+    "half",
+    "double",
+    "long",
+    "bool",
+    "append",
+    "extend",
+    "all",
+    "any",
+    "backward",
+    "step",
+    "zero_grad",
+    "synchronize",
+    "empty_cache",
+    "memory_allocated",
+    "memory_reserved",
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "rand",
+    "randn",
+    "randint",
+    "arange",
+    "stack",
+    "cat",
+    "view",
+    "reshape",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+    "contiguous",
+    "expand_as",
+    "expand",
+    "flatten",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "exp",
+    "log",
+    "sqrt",
+    "pow",
+    "mul",
+    "add",
+    "sub",
+    "div",
+    "mul_",
+    "add_",
+    "addcmul_",
+    "addcdiv_",
+    "isnan",
+    "isinf",
+    "range",
+    "enumerate",
+    "zip",
+    "isinstance",
+    "update",
+    "manual_seed",
+    "set_device",
+    "_apply",
+    "convert",
+    "clip_grad_norm_",
+    "apply_",
+    "fill_",
+    "zero_",
+    "requires_grad_",
+    "write",
+    "save",
+    "savez",
+    "numel",
+    "size",
+    "dim",
+    "float_",
+    "t",
+    "is_floating_point",
+    "is_complex",
+    "type",
+    "get",
+    "keys",
+    "items",
+    "values",
 ];
 
 /// True when every call on a source line is in [`INNOCENT_CALLS`] and nothing on it indexes
@@ -341,7 +437,16 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
         for (li, line) in c.source.lines().enumerate() {
             let code = line.split('#').next().unwrap_or("");
             if set_at.is_none() && p.sets_launch_blocking(line) {
-                set_at = Some((ci, li, Location { line: li as u64 + 1, cell: Some(c.index), output: None, execution_count: c.execution_count }));
+                set_at = Some((
+                    ci,
+                    li,
+                    Location {
+                        line: li as u64 + 1,
+                        cell: Some(c.index),
+                        output: None,
+                        execution_count: c.execution_count,
+                    },
+                ));
             }
             if import_at.is_none() && p.imports_torch.is_match(code) {
                 import_at = Some((ci, li));
@@ -364,7 +469,9 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
         // An async note proves PyTorch did not see it; the cell order says why.
         let state = match (state, async_note) {
             (LaunchBlocking::Ignored, true) if cuda_at.is_some_and(|c| c < (ci, li)) => LaunchBlocking::SetAfterCuda,
-            (LaunchBlocking::Ignored, true) if import_at.is_some_and(|i| i < (ci, li)) => LaunchBlocking::SetAfterImport,
+            (LaunchBlocking::Ignored, true) if import_at.is_some_and(|i| i < (ci, li)) => {
+                LaunchBlocking::SetAfterImport
+            }
             (s, _) => s,
         };
         return (state, Some(at));
@@ -425,7 +532,15 @@ fn rule_input<'a>(
                 if t.is_empty() || t.starts_with('#') {
                     continue;
                 }
-                let loc = Loc { order: 0, at: Location { line: i as u64 + 1, cell: Some(src.index), output: None, execution_count: src.execution_count } };
+                let loc = Loc {
+                    order: 0,
+                    at: Location {
+                        line: i as u64 + 1,
+                        cell: Some(src.index),
+                        output: None,
+                        execution_count: src.execution_count,
+                    },
+                };
                 input.code.push((line, loc, weight));
             }
         }
@@ -447,7 +562,12 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         if let Some(op) = r
             .sites
             .iter()
-            .find(|s| s.file.eq_ignore_ascii_case(file) && s.condition.is_some() && s.condition.map(crate::rules::condition_key) == k.site.condition.as_deref().map(crate::rules::condition_key))
+            .find(|s| {
+                s.file.eq_ignore_ascii_case(file)
+                    && s.condition.is_some()
+                    && s.condition.map(crate::rules::condition_key)
+                        == k.site.condition.as_deref().map(crate::rules::condition_key)
+            })
             .and_then(|s| s.op)
         {
             ops.push(op.to_string());
@@ -497,7 +617,14 @@ fn site_label(k: &KernelHit) -> String {
     s
 }
 
-fn headline(verdict: Verdict, kernel: Option<&KernelHit>, host: Option<&HostHit>, cause: Option<&Cause>, other: Option<&OtherError>, lang: Lang) -> String {
+fn headline(
+    verdict: Verdict,
+    kernel: Option<&KernelHit>,
+    host: Option<&HostHit>,
+    cause: Option<&Cause>,
+    other: Option<&OtherError>,
+    lang: Lang,
+) -> String {
     match verdict {
         Verdict::DeviceAssert => {
             let cause = match cause {
@@ -505,8 +632,11 @@ fn headline(verdict: Verdict, kernel: Option<&KernelHit>, host: Option<&HostHit>
                 _ => String::new(),
             };
             match (kernel, host) {
-                (Some(k), _) => Msg::HeadlineKernel.fill(lang, &[("site", &site_label(k)), ("at", &location(lang, &k.loc.at)), ("cause", &cause)]),
-                (None, Some(h)) => Msg::HeadlineHost.fill(lang, &[("at", &location(lang, &h.loc.at)), ("cause", &cause)]),
+                (Some(k), _) => Msg::HeadlineKernel
+                    .fill(lang, &[("site", &site_label(k)), ("at", &location(lang, &k.loc.at)), ("cause", &cause)]),
+                (None, Some(h)) => {
+                    Msg::HeadlineHost.fill(lang, &[("at", &location(lang, &h.loc.at)), ("cause", &cause)])
+                }
                 _ => String::new(),
             }
         }
@@ -535,7 +665,10 @@ fn notes(
     }
     if verdict == Verdict::DeviceAssert && kernel.is_none() {
         let hip = host.is_some_and(|h| h.dialect == "hip_error");
-        add("kernel_lines_missing", if hip { Msg::NoteKernelMissingRocm } else { Msg::NoteKernelMissing }.text(lang).to_string());
+        add(
+            "kernel_lines_missing",
+            if hip { Msg::NoteKernelMissingRocm } else { Msg::NoteKernelMissing }.text(lang).to_string(),
+        );
     }
     if verdict == Verdict::DeviceAssert && facts.dsa_hint && !facts.dsa_report {
         add("dsa_needs_source_build", Msg::NoteDsa.text(lang).to_string());

@@ -41,7 +41,8 @@ impl InputError {
 
     /// The message in `lang`.
     pub fn message(&self, lang: Lang) -> String {
-        let args: Vec<(&str, &dyn fmt::Display)> = self.args.iter().map(|(k, v)| (*k, v as &dyn fmt::Display)).collect();
+        let args: Vec<(&str, &dyn fmt::Display)> =
+            self.args.iter().map(|(k, v)| (*k, v as &dyn fmt::Display)).collect();
         self.msg.fill(lang, &args)
     }
 
@@ -103,7 +104,9 @@ pub fn looks_like_notebook(bytes: &[u8]) -> bool {
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let t = head.iter().position(|b| !b.is_ascii_whitespace()).map(|i| &head[i..]).unwrap_or(&[]);
     match t.first() {
-        Some(b'{') => memchr::memmem::find(head, b"\"cells\"").is_some() || memchr::memmem::find(head, b"\"nbformat\"").is_some(),
+        Some(b'{') => {
+            memchr::memmem::find(head, b"\"cells\"").is_some() || memchr::memmem::find(head, b"\"nbformat\"").is_some()
+        }
         Some(b'[') => memchr::memmem::find(head, b"\"outputs\"").is_some(),
         _ => false,
     }
@@ -172,7 +175,13 @@ pub fn utf16_order(bytes: &[u8]) -> Option<bool> {
 /// Decodes UTF-16 text (lossily).
 pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
     let body = bytes.strip_prefix(if little_endian { b"\xff\xfe" } else { b"\xfe\xff" }).unwrap_or(bytes);
-    let units = body.chunks_exact(2).map(|p| if little_endian { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
+    let units = body.chunks_exact(2).map(|p| {
+        if little_endian {
+            u16::from_le_bytes([p[0], p[1]])
+        } else {
+            u16::from_be_bytes([p[0], p[1]])
+        }
+    });
     char::decode_utf16(units).map(|r| r.unwrap_or('\u{fffd}')).collect()
 }
 
@@ -202,7 +211,12 @@ pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
             }
             match o.get("cells") {
                 Some(Value::Array(c)) => (format, c),
-                Some(_) => return Err(InputError::new(Msg::ErrCellField, &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")])),
+                Some(_) => {
+                    return Err(InputError::new(
+                        Msg::ErrCellField,
+                        &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")],
+                    ))
+                }
                 None => return Err(InputError::new(Msg::ErrNoCells, &[])),
             }
         }
@@ -213,7 +227,9 @@ pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
         let o = c.as_object().ok_or_else(|| cell_field(pos, "cells", "object"))?;
         let index = match o.get("index") {
             None | Some(Value::Null) => pos as u32,
-            Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?,
+            Some(i) => {
+                i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?
+            }
         };
         let execution_count = match o.get("execution_count") {
             None | Some(Value::Null) => None,
@@ -227,7 +243,10 @@ pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
             Some(Value::Array(list)) => {
                 for (oi, out) in list.iter().enumerate() {
                     let parsed = output(out).map_err(|(field, expected)| {
-                        InputError::new(Msg::ErrOutputField, &[("cell", &pos), ("output", &oi), ("field", &field), ("expected", &expected)])
+                        InputError::new(
+                            Msg::ErrOutputField,
+                            &[("cell", &pos), ("output", &oi), ("field", &field), ("expected", &expected)],
+                        )
                     })?;
                     if let Some(x) = parsed {
                         outputs.push(x);
@@ -260,7 +279,8 @@ fn multiline(v: Option<&Value>) -> Option<String> {
 /// Reads one output; on failure names the field and the JSON type it should have.
 fn output(v: &Value) -> Result<Option<Output>, (&'static str, &'static str)> {
     let o = v.as_object().ok_or(("outputs", "object"))?;
-    let kind = o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
+    let kind =
+        o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
     let text_of = |k: &'static str| multiline(o.get(k)).ok_or((k, "string"));
     let out = match kind {
         "stream" => Output {
@@ -271,7 +291,10 @@ fn output(v: &Value) -> Result<Option<Output>, (&'static str, &'static str)> {
         "error" => {
             let tb: Vec<String> = match o.get("traceback") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a.iter().map(|l| l.as_str().map(str::to_string).ok_or(("traceback", "array of strings"))).collect::<Result<_, _>>()?,
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|l| l.as_str().map(str::to_string).ok_or(("traceback", "array of strings")))
+                    .collect::<Result<_, _>>()?,
                 Some(_) => return Err(("traceback", "array of strings")),
             };
             let text = if tb.is_empty() {
@@ -323,7 +346,8 @@ mod tests {
 
     #[test]
     fn cell_lists() {
-        let nb = parse_notebook(r#"[{"index": 5, "outputs": [{"kind": "error", "ename": "E", "evalue": "v"}]}]"#).unwrap();
+        let nb =
+            parse_notebook(r#"[{"index": 5, "outputs": [{"kind": "error", "ename": "E", "evalue": "v"}]}]"#).unwrap();
         assert_eq!(nb.format, "cells");
         assert_eq!(nb.cells[0].index, 5);
         assert_eq!(nb.cells[0].outputs[0].text, "E: v");
@@ -350,7 +374,10 @@ mod tests {
         assert!(sniff_binary(b"\x1f\x8b\x08\x00rest").unwrap().to_string().contains("compressed file (gzip)"));
         assert!(sniff_binary(&[0u8; 100]).unwrap().is_binary());
         assert_eq!(sniff_binary(b"plain text log with a few words in it\n"), None);
-        let utf16: Vec<u8> = "RuntimeError: CUDA error: device-side assert triggered\n".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        let utf16: Vec<u8> = "RuntimeError: CUDA error: device-side assert triggered\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
         assert_eq!(sniff_binary(&utf16), None);
         assert_eq!(utf16_order(&utf16), Some(true));
         assert!(decode_utf16(&utf16, true).starts_with("RuntimeError"));

@@ -149,7 +149,12 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     order.sort_by_key(|c| (c.execution_count.unwrap_or(i64::MAX), c.index));
     for (run, c) in order.iter().enumerate() {
         if c.cell_type == "code" || c.cell_type.is_empty() {
-            s.cell_source(CellSource { index: c.index, execution_count: c.execution_count, order: run as u64, source: c.source.clone() });
+            s.cell_source(CellSource {
+                index: c.index,
+                execution_count: c.execution_count,
+                order: run as u64,
+                source: c.source.clone(),
+            });
         }
         if c.cell_type == "markdown" || c.cell_type == "raw" {
             continue;

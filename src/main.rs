@@ -181,7 +181,9 @@ fn io_reason(e: &io::Error, l: Lang) -> String {
 
 /// Reads an input: notebooks whole, logs as a stream of chunks (bounded memory).
 fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) -> Result<Report, String> {
-    let read_err = |e: io::Error| Msg::ErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))]);
+    let read_err = |e: io::Error| {
+        Msg::ErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
+    };
     let mut head = vec![0u8; 64 << 10];
     let n = read_full(&mut r, &mut head).map_err(read_err)?;
     head.truncate(n);

@@ -98,12 +98,22 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         Verdict::DeviceAssert => {
             let code = r.cause.as_ref().map_or("device_assert", |c| c.category.id());
             let label = format!("error[{code}]:");
-            let _ = writeln!(out, "{} {}", st.error(&label), st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1)));
+            let _ = writeln!(
+                out,
+                "{} {}",
+                st.error(&label),
+                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
+            );
         }
         Verdict::OtherCudaError => {
             let code = r.other_errors.first().map_or("cuda_error", |o| o.kind.as_str());
             let label = format!("warning[{code}]:");
-            let _ = writeln!(out, "{} {}", st.warn(&label), st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1)));
+            let _ = writeln!(
+                out,
+                "{} {}",
+                st.warn(&label),
+                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
+            );
         }
         Verdict::Clean => {
             let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&sanitize(&r.headline), WIDTH, 2));
@@ -139,11 +149,18 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         if !c.evidence.is_empty() {
             let _ = writeln!(out, "   {} {}:", st.label("="), Msg::RenderEvidence.text(l));
             for e in &c.evidence {
-                let _ = writeln!(out, "       {} {} {}", st.dim(&format!("{}:", where_(l, &e.at))), st.dim(&format!("[{}]", e.scope)), short(&e.text, 160));
+                let _ = writeln!(
+                    out,
+                    "       {} {} {}",
+                    st.dim(&format!("{}:", where_(l, &e.at))),
+                    st.dim(&format!("[{}]", e.scope)),
+                    short(&e.text, 160)
+                );
             }
         }
         if !c.ops.is_empty() {
-            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), indent_more(&c.ops.join(", "), 5));
+            let _ =
+                writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), indent_more(&c.ops.join(", "), 5));
         }
         let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderRule.text(l), st.dim(&c.rule));
     }
@@ -163,7 +180,15 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                     Some(n) => format!("{}:{n}", f.file),
                     None => f.file.clone(),
                 };
-                let _ = writeln!(out, "   {} {}: {} in {}{}", st.label("="), Msg::RenderBlamed.text(l), short(&file, 100), short(&f.function, 60), st.code(&code));
+                let _ = writeln!(
+                    out,
+                    "   {} {}: {} in {}{}",
+                    st.label("="),
+                    Msg::RenderBlamed.text(l),
+                    short(&file, 100),
+                    short(&f.function, 60),
+                    st.code(&code)
+                );
             }
         }
         let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
@@ -174,7 +199,13 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", st.warn(&Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)])));
         for e in r.echoes.iter().take(5) {
-            let _ = writeln!(out, "   {} {} {}", st.label("="), st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 140));
+            let _ = writeln!(
+                out,
+                "   {} {} {}",
+                st.label("="),
+                st.dim(&format!("{}:", where_(l, &e.at))),
+                short(&e.text, 140)
+            );
         }
         let rest = r.echo_count.saturating_sub(5);
         if rest > 0 {
@@ -186,7 +217,13 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", st.warn(&format!("{}:", Msg::RenderOtherErrors.text(l))));
         for e in r.other_errors.iter().take(5) {
-            let _ = writeln!(out, "   {} {} {}", st.label("="), st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 140));
+            let _ = writeln!(
+                out,
+                "   {} {} {}",
+                st.label("="),
+                st.dim(&format!("{}:", where_(l, &e.at))),
+                short(&e.text, 140)
+            );
         }
     }
 
@@ -216,23 +253,57 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 }
 
 fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source: &str) {
-    let width = fa.context.iter().map(|c| c.line).chain([fa.at.line, fa.end_line.unwrap_or(0)]).max().unwrap_or(1).to_string().len();
+    let width = fa
+        .context
+        .iter()
+        .map(|c| c.line)
+        .chain([fa.at.line, fa.end_line.unwrap_or(0)])
+        .max()
+        .unwrap_or(1)
+        .to_string()
+        .len();
     let cell = fa.at.cell.map(|c| format!(" ({})", Msg::RenderCell.fill(l, &[("cell", &c)]))).unwrap_or_default();
     let _ = writeln!(out, "{:w$}{} {}:{}{}", "", st.label("-->"), sanitize(source), fa.at.line, cell, w = width);
     let _ = writeln!(out, "{:w$} {}", "", st.label("|"), w = width);
     for c in fa.context.iter().filter(|c| c.line < fa.at.line) {
-        let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", c.line, w = width)), st.label("|"), st.dim(&short(&c.text, 160)));
+        let _ = writeln!(
+            out,
+            "{} {} {}",
+            st.label(&format!("{:>w$}", c.line, w = width)),
+            st.label("|"),
+            st.dim(&short(&c.text, 160))
+        );
     }
-    let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", fa.at.line, w = width)), st.label("|"), st.bold(&short(&fa.text, 400)));
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        st.label(&format!("{:>w$}", fa.at.line, w = width)),
+        st.label("|"),
+        st.bold(&short(&fa.text, 400))
+    );
     let mark = match (&fa.repeats, fa.kind) {
-        (Some(r), _) if r.count > 1 => Msg::RenderRepeats.fill(l, &[("count", &r.count), ("threads", &r.threads.max(1)), ("blocks", &r.blocks.max(1)), ("last", &r.last_line)]),
+        (Some(r), _) if r.count > 1 => Msg::RenderRepeats.fill(
+            l,
+            &[
+                ("count", &r.count),
+                ("threads", &r.threads.max(1)),
+                ("blocks", &r.blocks.max(1)),
+                ("last", &r.last_line),
+            ],
+        ),
         (_, AssertKind::HostError) => Msg::RenderHostMark.text(l).to_string(),
         _ => Msg::RenderOnce.text(l).to_string(),
     };
     let _ = writeln!(out, "{:w$} {} {}", "", st.label("|"), st.error(&format!("^ {mark}")), w = width);
     let last = fa.end_line.unwrap_or(fa.at.line);
     for c in fa.context.iter().filter(|c| c.line > last) {
-        let _ = writeln!(out, "{} {} {}", st.label(&format!("{:>w$}", c.line, w = width)), st.label("|"), st.dim(&short(&c.text, 160)));
+        let _ = writeln!(
+            out,
+            "{} {} {}",
+            st.label(&format!("{:>w$}", c.line, w = width)),
+            st.label("|"),
+            st.dim(&short(&c.text, 160))
+        );
     }
     if let Some(site) = &fa.site {
         let mut s = basename(&site.file).to_string();
@@ -313,7 +384,7 @@ fn wrap_from(text: &str, max: usize, indent: usize, first: usize) -> String {
             let closing = t.chars().all(|c| "，。、；：！？）」』”》】".contains(c));
             let after_opening = merged.last().is_some_and(|(p, _)| p.ends_with(|c: char| "（「『“《【".contains(c)));
             match merged.last_mut() {
-                Some((prev, _)) if (closing && !space) || (after_opening && !space) => prev.push_str(&t),
+                Some((prev, _)) if !space && (closing || after_opening) => prev.push_str(&t),
                 _ => merged.push((t, space)),
             }
         }

@@ -21,7 +21,8 @@ fn cases() -> Vec<(String, PathBuf, Value)> {
             .map(|x| dir.join(format!("{stem}.{x}")))
             .find(|p| p.exists())
             .unwrap_or_else(|| panic!("{name}: no input beside it"));
-        let expect: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expect: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
         out.push((stem.to_string(), input, expect));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -113,7 +114,9 @@ fn check(r: &Report, want: &Value) -> Vec<String> {
             "raised_line" => eq(&mut diffs, k, &got["raised_at"]["line"], w),
             "user_frame" => eq(&mut diffs, k, &got["raised_at"]["user_frame"]["file"], w),
             "op_function" => eq(&mut diffs, k, &got["raised_at"]["op_frame"]["function"], w),
-            "innocent_op" | "async_note" | "trustworthy" | "launch_blocking" => eq(&mut diffs, k, &got["stack"][k.as_str()], w),
+            "innocent_op" | "async_note" | "trustworthy" | "launch_blocking" => {
+                eq(&mut diffs, k, &got["stack"][k.as_str()], w)
+            }
             "launch_blocking_cell" => eq(&mut diffs, k, &got["stack"]["launch_blocking_at"]["cell"], w),
             "notes" | "no_notes" => {
                 let ids: Vec<&str> = r.notes.iter().map(|n| n.id.as_str()).collect();
@@ -161,12 +164,16 @@ fn every_case_gives_the_expected_exit_status_and_message() {
     for (name, input, want) in cases() {
         let out = Command::new(bin).arg("--json").arg(&input).output().expect("run");
         let code = out.status.code().unwrap_or(-1);
-        let expected = want.get("exit").and_then(Value::as_i64).unwrap_or(match want.get("verdict").and_then(Value::as_str) {
-            Some("device_assert") => 1,
-            _ => 0,
-        });
+        let expected =
+            want.get("exit").and_then(Value::as_i64).unwrap_or(match want.get("verdict").and_then(Value::as_str) {
+                Some("device_assert") => 1,
+                _ => 0,
+            });
         if i64::from(code) != expected {
-            failures.push(format!("{name}: exit {code}, want {expected}; stderr: {}", String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "{name}: exit {code}, want {expected}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         if let Some(msg) = want.get("error").and_then(Value::as_str) {
             let err = String::from_utf8_lossy(&out.stderr);

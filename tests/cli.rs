@@ -17,7 +17,8 @@ fn case(name: &str) -> PathBuf {
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut child =
+        bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
     let mut stdin = child.stdin.take().unwrap();
     let data = input.to_vec();
     let writer = std::thread::spawn(move || {
@@ -117,7 +118,8 @@ fn escape_sequences_from_the_input_never_reach_the_terminal() {
         let mut rest = s.as_str();
         while let Some(i) = rest.find('\x1b') {
             let tail = &rest[i + 1..];
-            let ok = tail.starts_with('[') && tail[1..].find('m').is_some_and(|m| tail[1..1 + m].chars().all(|c| c.is_ascii_digit() || c == ';'));
+            let ok = tail.starts_with('[')
+                && tail[1..].find('m').is_some_and(|m| tail[1..1 + m].chars().all(|c| c.is_ascii_digit() || c == ';'));
             assert!(ok, "a raw escape reached the output: {:?}", &tail[..tail.len().min(20)]);
             rest = tail;
         }
@@ -206,13 +208,16 @@ fn wait_with_rss(child: std::process::Child) -> (i32, i64) {
 
 #[test]
 fn a_1_gib_log_streams_with_bounded_memory() {
-    let mut child = bin().arg("--json").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        bin().arg("--json").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let mut chunk = Vec::with_capacity(1 << 20);
         let mut i = 0u64;
         while chunk.len() < (1 << 20) - 100 {
-            chunk.extend_from_slice(format!("epoch 3 step {i:>7} | loss 0.{:04} | lr 3.0e-4 | 12.5 it/s\n", i % 9973).as_bytes());
+            chunk.extend_from_slice(
+                format!("epoch 3 step {i:>7} | loss 0.{:04} | lr 3.0e-4 | 12.5 it/s\n", i % 9973).as_bytes(),
+            );
             i += 1;
         }
         let mut written = 0usize;
@@ -222,7 +227,8 @@ fn a_1_gib_log_streams_with_bounded_memory() {
             }
             written += chunk.len();
         }
-        let _ = stdin.write_all(format!("{KERNEL}\nRuntimeError: CUDA error: device-side assert triggered\n").as_bytes());
+        let _ =
+            stdin.write_all(format!("{KERNEL}\nRuntimeError: CUDA error: device-side assert triggered\n").as_bytes());
     });
     let mut stdout = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();

@@ -25,14 +25,43 @@ fn has_all(v: &Value, want: &[&str], what: &str) {
     }
 }
 
-const CATEGORIES: [&str; 7] = ["invalid_label", "index_out_of_bounds", "invalid_value", "shape_mismatch", "dtype_mismatch", "stale_context", "unknown"];
+const CATEGORIES: [&str; 7] = [
+    "invalid_label",
+    "index_out_of_bounds",
+    "invalid_value",
+    "shape_mismatch",
+    "dtype_mismatch",
+    "stale_context",
+    "unknown",
+];
 
 #[test]
 fn top_level_fields() {
     let v = report_json("colab-echoes.ipynb");
     assert_eq!(v["schema"], SCHEMA);
     assert_eq!(SCHEMA, 1);
-    has_all(&v, &["schema", "verdict", "first_assert", "cause", "echoes", "echo_count", "stack", "checklist", "notes", "lang", "input", "headline", "kernel_sites", "raised_at", "other_errors", "tool"], "report");
+    has_all(
+        &v,
+        &[
+            "schema",
+            "verdict",
+            "first_assert",
+            "cause",
+            "echoes",
+            "echo_count",
+            "stack",
+            "checklist",
+            "notes",
+            "lang",
+            "input",
+            "headline",
+            "kernel_sites",
+            "raised_at",
+            "other_errors",
+            "tool",
+        ],
+        "report",
+    );
     assert!(["device_assert", "other_cuda_error", "clean"].contains(&v["verdict"].as_str().unwrap()));
     assert_eq!(v["tool"]["name"], "first-assert");
 }
@@ -41,7 +70,24 @@ fn top_level_fields() {
 fn first_assert_fields_and_locations() {
     let v = report_json("colab-echoes.ipynb");
     let f = &v["first_assert"];
-    has_all(f, &["text", "line", "cell", "kind", "site", "repeats", "output", "execution_count", "dialect", "context", "text_truncated", "end_line"], "first_assert");
+    has_all(
+        f,
+        &[
+            "text",
+            "line",
+            "cell",
+            "kind",
+            "site",
+            "repeats",
+            "output",
+            "execution_count",
+            "dialect",
+            "context",
+            "text_truncated",
+            "end_line",
+        ],
+        "first_assert",
+    );
     assert!(f["text"].is_string());
     assert!(f["line"].as_u64().unwrap() >= 1, "line is 1-based");
     // For a notebook: a 0-based index into the notebook's `cells` array (markdown counts).
@@ -63,7 +109,11 @@ fn first_assert_fields_and_locations() {
 fn cause_fields() {
     let v = report_json("colab-echoes.ipynb");
     let c = &v["cause"];
-    has_all(c, &["category", "rule", "confidence", "evidence", "title", "summary", "why", "fix", "check", "snippet", "ops"], "cause");
+    has_all(
+        c,
+        &["category", "rule", "confidence", "evidence", "title", "summary", "why", "fix", "check", "snippet", "ops"],
+        "cause",
+    );
     assert!(CATEGORIES.contains(&c["category"].as_str().unwrap()));
     let conf = c["confidence"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&conf));
@@ -81,10 +131,25 @@ fn echoes_stack_checklist_notes() {
     has_all(e, &["text", "line", "cell", "kind", "exception"], "echo");
     assert_eq!(v["echo_count"].as_u64().unwrap(), v["echoes"].as_array().unwrap().len() as u64);
     let s = &v["stack"];
-    has_all(s, &["trustworthy", "async_note", "launch_blocking", "innocent_op", "explanation", "launch_blocking_at"], "stack");
-    assert!(["not_set", "set", "set_after_import", "set_after_cuda", "ignored"].contains(&s["launch_blocking"].as_str().unwrap()));
+    has_all(
+        s,
+        &["trustworthy", "async_note", "launch_blocking", "innocent_op", "explanation", "launch_blocking_at"],
+        "stack",
+    );
+    assert!(["not_set", "set", "set_after_import", "set_after_cuda", "ignored"]
+        .contains(&s["launch_blocking"].as_str().unwrap()));
     let ids: Vec<&str> = v["checklist"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
-    for id in ["restart", "launch_blocking", "rerun", "first_only", "inspect", "cpu", "fix", "restart_again", "remove_launch_blocking"] {
+    for id in [
+        "restart",
+        "launch_blocking",
+        "rerun",
+        "first_only",
+        "inspect",
+        "cpu",
+        "fix",
+        "restart_again",
+        "remove_launch_blocking",
+    ] {
         assert!(ids.contains(&id), "checklist lacks {id}: {ids:?}");
     }
     let lb = v["checklist"].as_array().unwrap().iter().find(|s| s["id"] == "launch_blocking").unwrap();

@@ -39,7 +39,9 @@ fn every_rule_is_documented_in_both_languages() {
     let mut missing = Vec::new();
     for r in RULES {
         for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
-            for (field, text) in [("title", t.title), ("summary", t.summary), ("why", t.why), ("fix", t.fix), ("check", t.check)] {
+            for (field, text) in
+                [("title", t.title), ("summary", t.summary), ("why", t.why), ("fix", t.fix), ("check", t.check)]
+            {
                 if text.trim().len() < 8 {
                     missing.push(format!("{}: [{lang}] {field} is missing or too short", r.path));
                 }
@@ -50,9 +52,13 @@ fn every_rule_is_documented_in_both_languages() {
         }
         if r.id != "no-evidence" {
             if r.en.snippet.is_empty() || r.zh.snippet.is_empty() {
-                missing.push(format!("{}: no snippet in both languages (the code that prints the suspect values)", r.path));
+                missing.push(format!(
+                    "{}: no snippet in both languages (the code that prints the suspect values)",
+                    r.path
+                ));
             } else if code_only(r.en.snippet) != code_only(r.zh.snippet) {
-                missing.push(format!("{}: the English and Chinese snippets differ in code, not only in comments", r.path));
+                missing
+                    .push(format!("{}: the English and Chinese snippets differ in code, not only in comments", r.path));
             }
         }
     }
@@ -81,11 +87,16 @@ fn ids_are_unique_kebab_case_and_references_resolve() {
         assert!(seen.insert(r.id), "duplicate id {}", r.id);
         assert_eq!(r.path, format!("rules/{}.toml", r.id));
         if let Some(base) = r.extends {
-            let b = RULES.iter().find(|x| x.id == base).unwrap_or_else(|| panic!("{}: extends unknown `{base}`", r.path));
+            let b =
+                RULES.iter().find(|x| x.id == base).unwrap_or_else(|| panic!("{}: extends unknown `{base}`", r.path));
             assert!(b.extends.is_none(), "{}: extends `{base}`, which itself extends another rule", r.path);
             assert!(!r.when.is_empty(), "{}: extends a rule but adds no evidence block", r.path);
         } else {
-            assert!(!r.sites.is_empty() || !r.when.is_empty() || r.id == "no-evidence", "{}: no sites and no evidence", r.path);
+            assert!(
+                !r.sites.is_empty() || !r.when.is_empty() || r.id == "no-evidence",
+                "{}: no sites and no evidence",
+                r.path
+            );
         }
     }
     // Compiling the set checks every pattern.
@@ -104,7 +115,12 @@ fn message_patterns_declare_a_keyword_that_their_matches_contain() {
                     for line in ex.lines() {
                         if re.is_match(line) {
                             found = true;
-                            assert!(line.contains(kw), "{}: a line matches `{}` without its keyword `{kw}`: {line}", r.path, p.regex.unwrap());
+                            assert!(
+                                line.contains(kw),
+                                "{}: a line matches `{}` without its keyword `{kw}`: {line}",
+                                r.path,
+                                p.regex.unwrap()
+                            );
                         }
                     }
                 }

@@ -243,12 +243,8 @@ impl RuleSet {
 
     /// The literals that message patterns need the scanner to read.
     pub fn message_keywords(&self) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> = self
-            .rules
-            .iter()
-            .flat_map(|r| r.when.iter().flat_map(|b| b.iter()))
-            .filter_map(|p| p.keyword)
-            .collect();
+        let mut v: Vec<&'static str> =
+            self.rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword).collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -295,10 +291,8 @@ impl RuleSet {
             if let Some(cands) = self.sites_by_condition.get(&condition_key(c)) {
                 let def = |&(r, s): &(usize, usize)| &self.rules[r].sites[s];
                 let same_file: Vec<_> = cands.iter().filter(|c| def(c).file.eq_ignore_ascii_case(&file)).collect();
-                if let Some(&&(r, _)) = same_file
-                    .iter()
-                    .find(|c| short.is_some() && def(c).function == short)
-                    .or_else(|| same_file.first())
+                if let Some(&&(r, _)) =
+                    same_file.iter().find(|c| short.is_some() && def(c).function == short).or_else(|| same_file.first())
                 {
                     return Some(SiteMatch { rule: r, strength: SITE_EXACT });
                 }
@@ -362,11 +356,31 @@ impl RuleSet {
         if let Some((site, short, loc)) = input.site {
             let text = site_text(site, short);
             if let Some(m) = self.site_table(site, short) {
-                put(m.rule, 0, Hit { strength: m.strength, scope: "site", text: text.clone(), matched: site.condition.clone(), at: loc.at });
+                put(
+                    m.rule,
+                    0,
+                    Hit {
+                        strength: m.strength,
+                        scope: "site",
+                        text: text.clone(),
+                        matched: site.condition.clone(),
+                        at: loc.at,
+                    },
+                );
             }
             for (pi, _) in self.kernel_pattern_hits(site, short) {
                 let p = &self.pats[pi];
-                put(p.rule, p.block, Hit { strength: KERNEL * p.weight, scope: p.scope.id(), text: text.clone(), matched: site.condition.clone(), at: loc.at });
+                put(
+                    p.rule,
+                    p.block,
+                    Hit {
+                        strength: KERNEL * p.weight,
+                        scope: p.scope.id(),
+                        text: text.clone(),
+                        matched: site.condition.clone(),
+                        at: loc.at,
+                    },
+                );
             }
         }
         for (depth, f) in input.frames.iter().enumerate() {
@@ -386,7 +400,17 @@ impl RuleSet {
                         Some(l) => format!("{} ({}:{})", f.func, f.path, l),
                         None => format!("{} ({})", f.func, f.path),
                     };
-                    put(p.rule, p.block, Hit { strength: frame_strength * p.weight * decay, scope: p.scope.id(), text, matched: Some(f.func.clone()), at: f.loc.at });
+                    put(
+                        p.rule,
+                        p.block,
+                        Hit {
+                            strength: frame_strength * p.weight * decay,
+                            scope: p.scope.id(),
+                            text,
+                            matched: Some(f.func.clone()),
+                            at: f.loc.at,
+                        },
+                    );
                 }
             }
         }
@@ -395,13 +419,33 @@ impl RuleSet {
             let p = &self.pats[m.pattern];
             let local = self.message.owners.iter().position(|&o| o == m.pattern);
             let matched = local.and_then(|l| self.message.span(l, &m.quote.text)).map(str::to_string);
-            put(p.rule, p.block, Hit { strength: MESSAGE * p.weight, scope: p.scope.id(), text: m.quote.text.clone(), matched, at: m.loc.at });
+            put(
+                p.rule,
+                p.block,
+                Hit {
+                    strength: MESSAGE * p.weight,
+                    scope: p.scope.id(),
+                    text: m.quote.text.clone(),
+                    matched,
+                    at: m.loc.at,
+                },
+            );
         }
         let mut lines = |set: &FieldSet, line: &str, at: Location, strength: f32| {
             for local in set.matches_local(line) {
                 let p = &self.pats[set.owners[local]];
                 let matched = set.span(local, line).map(str::to_string);
-                put(p.rule, p.block, Hit { strength: strength * p.weight, scope: p.scope.id(), text: line.trim().to_string(), matched, at });
+                put(
+                    p.rule,
+                    p.block,
+                    Hit {
+                        strength: strength * p.weight,
+                        scope: p.scope.id(),
+                        text: line.trim().to_string(),
+                        matched,
+                        at,
+                    },
+                );
             }
         };
         for (line, loc, w) in &input.code {
@@ -449,7 +493,12 @@ impl RuleSet {
         let mut evidence: Vec<report::Evidence> = Vec::new();
         for h in used {
             if !evidence.iter().any(|e| e.text == h.text) {
-                evidence.push(report::Evidence { scope: h.scope.to_string(), text: h.text, matched: h.matched, at: h.at });
+                evidence.push(report::Evidence {
+                    scope: h.scope.to_string(),
+                    text: h.text,
+                    matched: h.matched,
+                    at: h.at,
+                });
             }
         }
         Some(Decision { rule: ri, confidence: (strength * self.rules[ri].confidence).clamp(0.0, 1.0), evidence })

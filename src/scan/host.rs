@@ -123,7 +123,12 @@ pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
     }
     if s.contains("HSA_STATUS_ERROR") {
         if let Some(m) = p.hsa.find(s) {
-            return Some(Parsed { start: m.start(), kind: HostKind::Other("hsa_exception"), dialect: "rocm", exception: None });
+            return Some(Parsed {
+                start: m.start(),
+                kind: HostKind::Other("hsa_exception"),
+                dialect: "rocm",
+                exception: None,
+            });
         }
     }
     None
@@ -157,7 +162,8 @@ fn lead_in(prefix: &str, had_log_prefix: bool) -> Option<Lead> {
     let lower = p.to_ascii_lowercase();
     let error_like = lower.ends_with("exception:")
         || lower.ends_with("!!!")
-        || (had_log_prefix && (p.ends_with(" -") || p.ends_with(':') || lower.contains("error") || lower.contains("exception")));
+        || (had_log_prefix
+            && (p.ends_with(" -") || p.ends_with(':') || lower.contains("error") || lower.contains("exception")));
     error_like.then_some(Lead { exception: None, what: false })
 }
 
@@ -174,7 +180,10 @@ fn by_code(code: u32, msg: &str) -> HostKind {
 /// Sorts a CUDA error message (`cudaGetErrorString` text) into a kind.
 pub fn by_message(msg: &str) -> HostKind {
     let m = msg.trim_start().to_ascii_lowercase();
-    if m.starts_with("device-side assert") || m.contains("cudaerrorassert") || m.contains("device-side assert triggered") {
+    if m.starts_with("device-side assert")
+        || m.contains("cudaerrorassert")
+        || m.contains("device-side assert triggered")
+    {
         return HostKind::DeviceAssert;
     }
     const KINDS: &[(&str, &str)] = &[
@@ -244,7 +253,10 @@ mod tests {
             ("CUDA error: no kernel image is available for execution on the device", "no_kernel_image"),
             ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle)`", "cublas"),
             ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "cudnn"),
-            ("RuntimeError: cuda runtime error (77) : an illegal memory access was encountered at /x.c:20", "illegal_address"),
+            (
+                "RuntimeError: cuda runtime error (77) : an illegal memory access was encountered at /x.c:20",
+                "illegal_address",
+            ),
             ("RuntimeError: cuda runtime error (11) : invalid argument at /x/THCGeneral.cpp:663", "invalid_argument"),
             ("OutOfMemoryError: CUDA out of memory. Tried to allocate 50.00 MiB", "out_of_memory"),
             ("torch.distributed.DistBackendError: NCCL error in: ../x.cpp:1333, unhandled system error", "nccl"),
@@ -268,14 +280,20 @@ mod tests {
 
     #[test]
     fn logger_wrapped_errors_count() {
-        let p = classify("trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: an illegal memory access was encountered", true);
+        let p = classify(
+            "trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: an illegal memory access was encountered",
+            true,
+        );
         assert_eq!(p.map(|p| p.kind), Some(HostKind::Other("illegal_address")));
         assert!(classify("trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: x", false).is_none());
     }
 
     #[test]
     fn dialects() {
-        assert_eq!(classify("AcceleratorError: CUDA error: device-side assert triggered", false).unwrap().dialect, "accelerator_error");
+        assert_eq!(
+            classify("AcceleratorError: CUDA error: device-side assert triggered", false).unwrap().dialect,
+            "accelerator_error"
+        );
         assert_eq!(classify("  what():  CUDA error: device-side assert triggered", false).unwrap().dialect, "cpp_what");
         assert_eq!(
             classify("RuntimeError: CUDA error: device-side assert triggered", false).unwrap().exception.as_deref(),

@@ -200,9 +200,15 @@ mod tests {
 
     #[test]
     fn short_names() {
-        assert_eq!(short_function("nll_loss_forward_reduce_cuda_kernel_2d").as_deref(), Some("nll_loss_forward_reduce_cuda_kernel_2d"));
         assert_eq!(
-            short_function("void indexSelectLargeIndex(TensorInfo<T, IndexType>, long) [with T = float, IndexType = unsigned int]").as_deref(),
+            short_function("nll_loss_forward_reduce_cuda_kernel_2d").as_deref(),
+            Some("nll_loss_forward_reduce_cuda_kernel_2d")
+        );
+        assert_eq!(
+            short_function(
+                "void indexSelectLargeIndex(TensorInfo<T, IndexType>, long) [with T = float, IndexType = unsigned int]"
+            )
+            .as_deref(),
             Some("indexSelectLargeIndex")
         );
         assert_eq!(short_function("operator()").as_deref(), Some("operator()"));

@@ -354,7 +354,13 @@ impl Scanner {
 
     /// Up to `k` lines before the line at `ls` of `buf`, most recent first: (number, byte
     /// length, display text).
-    fn before(&self, buf: &[u8], ls: usize, k: usize, tail: &VecDeque<(u64, usize, Vec<u8>)>) -> Vec<(u64, usize, String)> {
+    fn before(
+        &self,
+        buf: &[u8],
+        ls: usize,
+        k: usize,
+        tail: &VecDeque<(u64, usize, Vec<u8>)>,
+    ) -> Vec<(u64, usize, String)> {
         let mut out = Vec::new();
         let mut end = ls;
         let mut no = self.line;
@@ -364,7 +370,11 @@ impl Scanner {
             no -= 1;
             let raw = &buf[start..stop];
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            out.push((no, raw.len(), strip_escapes(&String::from_utf8_lossy(clip_bytes(raw, TAIL_BYTES))).into_owned()));
+            out.push((
+                no,
+                raw.len(),
+                strip_escapes(&String::from_utf8_lossy(clip_bytes(raw, TAIL_BYTES))).into_owned(),
+            ));
             end = start;
         }
         if out.len() < k && end == 0 {
@@ -402,7 +412,16 @@ impl Scanner {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn segment(&mut self, buf: &[u8], ls: usize, raw_len: usize, seg: &str, quote: &str, loc: Loc, tail: &VecDeque<(u64, usize, Vec<u8>)>) {
+    fn segment(
+        &mut self,
+        buf: &[u8],
+        ls: usize,
+        raw_len: usize,
+        seg: &str,
+        quote: &str,
+        loc: Loc,
+        tail: &VecDeque<(u64, usize, Vec<u8>)>,
+    ) {
         let norm = normalise(seg);
         let (stripped, had_log) = self.strip_prefix(&norm);
 
@@ -425,7 +444,8 @@ impl Scanner {
                 self.kernel_hit(p, quote, loc, None);
                 if first && !self.facts.sites.is_empty() {
                     let before = self.before(buf, ls, facts::CONTEXT, tail);
-                    self.facts.kernel_context = before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
+                    self.facts.kernel_context =
+                        before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
                     self.after.push((Target::Kernel, facts::CONTEXT));
                 }
             }
@@ -456,7 +476,8 @@ impl Scanner {
             if device && !self.first_host_seen {
                 self.first_host_seen = true;
                 let before = self.before(buf, ls, facts::CONTEXT, tail);
-                self.facts.host_context = before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
+                self.facts.host_context =
+                    before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
                 self.after.push((Target::Host, facts::CONTEXT));
             }
         } else if tbl == TbLine::Exception {
@@ -496,7 +517,10 @@ impl Scanner {
         if s.contains("asynchronously reported") && self.facts.async_notes.len() < 64 {
             self.facts.async_notes.push(loc);
         }
-        if s.contains("TORCH_USE_CUDA_DSA") || s.contains("TORCH_USE_HIP_DSA") || s.contains("Device-side assertion tracking was not enabled") {
+        if s.contains("TORCH_USE_CUDA_DSA")
+            || s.contains("TORCH_USE_HIP_DSA")
+            || s.contains("Device-side assertion tracking was not enabled")
+        {
             self.facts.dsa_hint = true;
         }
         if self.p.sets_launch_blocking(s) && self.facts.launch_blocking.len() < 16 {
@@ -525,13 +549,7 @@ impl Scanner {
             return;
         }
         let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
-        let hit = KernelHit {
-            loc,
-            end_line,
-            quote: quote(text, at, at + 200),
-            dialect: p.dialect,
-            site: p.site,
-        };
+        let hit = KernelHit { loc, end_line, quote: quote(text, at, at + 200), dialect: p.dialect, site: p.site };
         self.facts.site_index.insert(key, self.facts.sites.len());
         self.facts.sites.push(SiteAgg::new(hit));
     }
@@ -562,7 +580,13 @@ impl Scanner {
 
     /// Pieces together the source lines just above an error that has no traceback header (a
     /// paste that starts mid-traceback, or a bare `return F.embedding(...)` line).
-    fn partial_traceback(&mut self, buf: &[u8], ls: usize, loc: Loc, tail: &VecDeque<(u64, usize, Vec<u8>)>) -> Option<usize> {
+    fn partial_traceback(
+        &mut self,
+        buf: &[u8],
+        ls: usize,
+        loc: Loc,
+        tail: &VecDeque<(u64, usize, Vec<u8>)>,
+    ) -> Option<usize> {
         let mut code: Vec<(Loc, String)> = Vec::new();
         for (n, _, t) in self.before(buf, ls, 6, tail) {
             let t = t.trim_end();
@@ -588,7 +612,12 @@ impl Scanner {
             return None;
         }
         let (at, last) = code.remove(0);
-        let frame = TbFrame { code: Some((last, at)), context: code.into_iter().map(|(l, c)| (c, l)).collect(), loc: at, ..TbFrame::default() };
+        let frame = TbFrame {
+            code: Some((last, at)),
+            context: code.into_iter().map(|(l, c)| (c, l)).collect(),
+            loc: at,
+            ..TbFrame::default()
+        };
         self.store_traceback(Traceback { start: at, frames: vec![frame], partial: true, ..Traceback::default() })
     }
 
@@ -608,8 +637,24 @@ impl Scanner {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn start_wrap(&mut self, norm: &str, quote: &str, raw_len: usize, loc: Loc, translated: bool, no_file: bool, before: Vec<(u64, usize, String)>) {
-        let mut w = Wrap { start: loc, norm: norm.to_string(), quote: quote.to_string(), lines: 1, translated, before: Vec::new() };
+    fn start_wrap(
+        &mut self,
+        norm: &str,
+        quote: &str,
+        raw_len: usize,
+        loc: Loc,
+        translated: bool,
+        no_file: bool,
+        before: Vec<(u64, usize, String)>,
+    ) {
+        let mut w = Wrap {
+            start: loc,
+            norm: norm.to_string(),
+            quote: quote.to_string(),
+            lines: 1,
+            translated,
+            before: Vec::new(),
+        };
         let mut rest = before.into_iter().peekable();
         if no_file {
             // A terminal hard-wrapped the record at a fixed width: the pieces above it all have
@@ -686,7 +731,9 @@ impl Scanner {
     /// Reads a line of a `TORCH_USE_CUDA_DSA` report; returns true when it was one.
     fn dsa_line(&mut self, s: &str, seg: &str, loc: Loc) -> bool {
         let t = s.trim();
-        if t.starts_with("Looking for device-side assertion failure information") || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t)) {
+        if t.starts_with("Looking for device-side assertion failure information")
+            || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t))
+        {
             self.facts.dsa_report = true;
             return true;
         }
@@ -724,7 +771,11 @@ impl Scanner {
             }
         }
         if self.dsa.is_some() {
-            if t.starts_with("CPU launch site info") || t.starts_with("[But at least") || t.starts_with("Adjust `C10_CUDA_DSA") || t.starts_with("Launch stacktracing") {
+            if t.starts_with("CPU launch site info")
+                || t.starts_with("[But at least")
+                || t.starts_with("Adjust `C10_CUDA_DSA")
+                || t.starts_with("Launch stacktracing")
+            {
                 return true;
             }
             self.finish_dsa();
@@ -737,7 +788,11 @@ impl Scanner {
         let Some(loc) = d.loc else { return };
         self.facts.dsa_report = true;
         let mut site = d.site;
-        site.name = site.function.as_deref().and_then(kernel::short_function).or(d.kernel.as_deref().and_then(kernel::short_function));
+        site.name = site
+            .function
+            .as_deref()
+            .and_then(kernel::short_function)
+            .or(d.kernel.as_deref().and_then(kernel::short_function));
         let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa" };
         let first = self.facts.sites.is_empty();
         self.kernel_hit(p, &d.quote, loc, None);
@@ -745,7 +800,6 @@ impl Scanner {
             self.after.push((Target::Kernel, facts::CONTEXT));
         }
     }
-
 }
 
 fn parse_triple(s: &str) -> Option<[u32; 3]> {

@@ -212,9 +212,7 @@ fn unwrap_links(s: &str) -> Option<String> {
         let Some(close) = after.find("](") else { break };
         let text = &after[..close];
         let target = &after[close + 2..];
-        let url_ok = ["http:", "https:", "vscode-notebook-cell:", "file:", "#"]
-            .iter()
-            .any(|p| target.starts_with(p));
+        let url_ok = ["http:", "https:", "vscode-notebook-cell:", "file:", "#"].iter().any(|p| target.starts_with(p));
         match (text.contains('['), url_ok, target.find(')')) {
             (false, true, Some(end)) => {
                 out.push_str(&rest[..open]);

@@ -109,20 +109,34 @@ impl Patterns {
             kernel_hip: re(&format!(
                 r"{KFILE}:(?P<lno>\d+):\s*(?P<func>[^\n]*?):\s*Device-side assertion\s*`(?P<cond>[^'`\n]*)['`]\s*failed"
             )),
-            kernel_partial: re(r"(?:block|global\s+id):\s*\[[^\]\n]*\],?\s*(?:thread|local\s+id):\s*\[[^\]\n]*\]\s*:?\s*Assertion"),
+            kernel_partial: re(
+                r"(?:block|global\s+id):\s*\[[^\]\n]*\],?\s*(?:thread|local\s+id):\s*\[[^\]\n]*\]\s*:?\s*Assertion",
+            ),
             dsa_found: re(r"(?P<n>\d+) CUDA device-side assertion failures? (?:were|was) found on GPU #(?P<gpu>\d+)"),
-            dsa_field: re(r"^\s*(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$"),
-            api_error: re(r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) error:\s*(?P<msg>.*)"),
+            dsa_field: re(
+                r"^\s*(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$",
+            ),
+            api_error: re(
+                r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) error:\s*(?P<msg>.*)",
+            ),
             runtime_code: re(r"(?i:cuda|hip) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
-            thcudacheck: re(r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)"),
+            thcudacheck: re(
+                r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)",
+            ),
             sync_failed: re(r"(?P<what>[\w:]+) failed to synchronize:\s*(?:cudaErrorAssert:\s*)?(?P<msg>.*)"),
             api_warning: re(r"(?:CUDA|HIP) warning:\s*(?P<msg>.*)"),
             oom: re(r"(?:CUDA|HIP) out of memory\b"),
-            nccl: re(r"NCCL error\b|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|Watchdog caught collective operation timeout"),
+            nccl: re(
+                r"NCCL error\b|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclRemoteError|Watchdog caught collective operation timeout",
+            ),
             hsa: re(r"HSA_STATUS_ERROR_\w+"),
-            exception_lead: re(r"^\s*(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$"),
+            exception_lead: re(
+                r"^\s*(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$",
+            ),
             warning_lead: re(r"^\S+:\d+:\s*(?P<exc>\w*Warning):\s*$"),
-            exception_line: re(r"^(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)|StopIteration|KeyboardInterrupt|Exception))(?:\s*:\s?(?P<msg>.*?))?\s*$"),
+            exception_line: re(
+                r"^(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)|StopIteration|KeyboardInterrupt|Exception))(?:\s*:\s?(?P<msg>.*?))?\s*$",
+            ),
             prefix: re(concat!(
                 r"^(?:",
                 r"(?P<rank>\s*\[(?i:rank)\s*\d+\]\s*:?\s?|\s*(?i:rank)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
@@ -139,11 +153,17 @@ impl Patterns {
                 r"))"
             )),
             tb_header: re(r"Traceback \(most recent call last\)"),
-            tb_chain: re(r"^\s*(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception)"),
+            tb_chain: re(
+                r"^\s*(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception)",
+            ),
             frame_std: re(r#"^\s*File\s+"(?P<path>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>.*?))?\s*$"#),
             frame_ipy8: re(r"^\s*File\s+(?P<path>\S.*?):(?P<line>\d+)(?:,\s+in\s+(?P<func>.*?))?\s*$"),
-            frame_cell: re(r"^\s*(?P<path>(?:Cell|Input)\s+In\s*\[\s*\d*\s*\]),\s*(?:line\s+(?P<line>\d+)(?:,\s*in\s+(?P<func>.*?))?|in\s+(?P<func2>.*?))\s*$"),
-            frame_ipy5: re(r"^\s*(?P<path><ipython-input-\d+-[0-9a-f]+>|\S+\.py)\s+in\s+(?P<func><[^>]*>(?:\(\))?|[\w.]+(?:\(.*\))?)\s*$"),
+            frame_cell: re(
+                r"^\s*(?P<path>(?:Cell|Input)\s+In\s*\[\s*\d*\s*\]),\s*(?:line\s+(?P<line>\d+)(?:,\s*in\s+(?P<func>.*?))?|in\s+(?P<func2>.*?))\s*$",
+            ),
+            frame_ipy5: re(
+                r"^\s*(?P<path><ipython-input-\d+-[0-9a-f]+>|\S+\.py)\s+in\s+(?P<func><[^>]*>(?:\(\))?|[\w.]+(?:\(.*\))?)\s*$",
+            ),
             frame_rich: re(r"^\s*(?P<path>\S+\.py|<[^>]+>):(?P<line>\d+)\s+in\s+(?P<func>\S+)\s*$"),
             code_numbered: re(r"^\s*(?P<arrow>-+>|❱)?\s*(?P<num>\d+)(?:\s(?P<code>.*))?$"),
             folded: re(r"^\s*(?P<n>\d+)\s+frames?\s*$|\[\.\.\. skipping hidden (?P<n2>\d+) frames?\]"),
@@ -154,8 +174,12 @@ impl Patterns {
                 r#"|%env\s+CUDA_LAUNCH_BLOCKING\s*=?\s*['"]?1"#,
                 r#"|(?:^|[\s;&(!])(?:export\s+|set\s+|\$env:)?CUDA_LAUNCH_BLOCKING\s*=\s*['"]?1['"]?(?:\s+\S|\s*$)"#
             )),
-            imports_torch: re(r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b"),
-            uses_cuda: re(r#"\.cuda\(|\.to\(\s*['"]cuda|\bdevice\s*=\s*['"]cuda|torch\.device\(\s*['"]cuda|\.to\(\s*(?:self\.)?device\b|torch\.cuda\.(?:set_device|manual_seed(?:_all)?|synchronize|empty_cache|init|current_device|mem_get_info)\b"#),
+            imports_torch: re(
+                r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b",
+            ),
+            uses_cuda: re(
+                r#"\.cuda\(|\.to\(\s*['"]cuda|\bdevice\s*=\s*['"]cuda|torch\.device\(\s*['"]cuda|\.to\(\s*(?:self\.)?device\b|torch\.cuda\.(?:set_device|manual_seed(?:_all)?|synchronize|empty_cache|init|current_device|mem_get_info)\b"#,
+            ),
             call: re(r"(?P<name>[A-Za-z_][\w.]*)\s*\(|(?P<sub>\])\s*\("),
             subscript: re(r"\w\s*\[(?P<inner>[^\]]*)\]"),
             cpu_twin: re(concat!(
@@ -220,8 +244,13 @@ mod tests {
     fn cpu_and_hip_asserts_are_told_apart() {
         let p = patterns();
         // glibc's host assert on CPU: no block or thread, so not a kernel line.
-        assert!(!p.kernel.is_match("RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.  at /x/ClassNLLCriterion.c:92"));
-        let c = p.kernel_hip.captures("/x/Loss.hip:242: void k(float *): Device-side assertion `t >= 0 && t < n_classes' failed.").unwrap();
+        assert!(!p.kernel.is_match(
+            "RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.  at /x/ClassNLLCriterion.c:92"
+        ));
+        let c = p
+            .kernel_hip
+            .captures("/x/Loss.hip:242: void k(float *): Device-side assertion `t >= 0 && t < n_classes' failed.")
+            .unwrap();
         assert_eq!(&c["cond"], "t >= 0 && t < n_classes");
     }
 

@@ -62,13 +62,17 @@ impl TbReader {
             self.set_expect(Expect::Nothing);
             return TbLine::Header;
         }
-        if self.current.is_some() && (s.starts_with("During handling") || s.starts_with("The above exception")) && p.tb_chain.is_match(s) {
+        if self.current.is_some()
+            && (s.starts_with("During handling") || s.starts_with("The above exception"))
+            && p.tb_chain.is_match(s)
+        {
             self.close();
             return TbLine::Chain;
         }
         if let Some(frame) = parse_frame(s, self.current.is_some(), loc) {
             let numbered = frame.1;
-            let tb = self.current.get_or_insert_with(|| Traceback { start: loc, partial: true, ..Traceback::default() });
+            let tb =
+                self.current.get_or_insert_with(|| Traceback { start: loc, partial: true, ..Traceback::default() });
             push_frame(tb, frame.0);
             self.set_expect(if numbered { Expect::Numbered } else { Expect::OneLine });
             return TbLine::Frame;
@@ -168,7 +172,10 @@ fn parse_frame(s: &str, active: bool, loc: Loc) -> Option<(TbFrame, bool)> {
     let t = s.trim_start();
     if t.starts_with("File") {
         if let Some(c) = p.frame_std.captures(s) {
-            return Some((frame(&c["path"], c.name("line").map(|m| m.as_str()), c.name("func").map_or("", |m| m.as_str()), loc), false));
+            return Some((
+                frame(&c["path"], c.name("line").map(|m| m.as_str()), c.name("func").map_or("", |m| m.as_str()), loc),
+                false,
+            ));
         }
         if let Some(c) = p.frame_ipy8.captures(s) {
             return Some((frame(&c["path"], Some(&c["line"]), c.name("func").map_or("", |m| m.as_str()), loc), true));
@@ -282,7 +289,10 @@ mod tests {
         ]);
         assert_eq!(tb.frames.len(), 2);
         assert_eq!(tb.frames[1].func, "cross_entropy");
-        assert_eq!(tb.frames[1].code.as_ref().map(|c| c.0.as_str()), Some("return torch._C._nn.cross_entropy_loss(input, target)"));
+        assert_eq!(
+            tb.frames[1].code.as_ref().map(|c| c.0.as_str()),
+            Some("return torch._C._nn.cross_entropy_loss(input, target)")
+        );
         assert_eq!(tb.exception.as_ref().map(|e| e.0.as_str()), Some("RuntimeError"));
     }
 
