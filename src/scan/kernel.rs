@@ -90,8 +90,10 @@ pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
     last.site.condition.is_none() && norm[last.end..].trim_start().starts_with('`')
 }
 
-/// Reads `x,y,z`; torn records from interleaved threads (`60,0:115,0`) give `None`.
-fn triple(s: &str) -> Option<[u32; 3]> {
+/// Reads `x,y,z` (or `[x,y,z]`); torn records from interleaved threads (`60,0:115,0`) give
+/// `None`.
+pub fn triple(s: &str) -> Option<[u32; 3]> {
+    let s = s.trim().trim_start_matches('[').trim_end_matches(']');
     let mut it = s.split(',').map(|p| p.trim().parse::<u32>());
     let t = [it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?];
     it.next().is_none().then_some(t)
@@ -135,6 +137,22 @@ fn dialect(file: &str, function: Option<&str>, translated: bool, sycl: bool) -> 
     }
 }
 
+/// The byte offset of the `open` that matches the `close` ending `s`.
+fn matching_open(s: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        if c == close {
+            depth += 1;
+        } else if c == open {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
 /// The short name of a device function as printed: `void f<T>(int *, ...) [with T = float]`
 /// gives `f`; `operator()` stays `operator()`.
 pub fn short_function(f: &str) -> Option<String> {
@@ -150,23 +168,8 @@ pub fn short_function(f: &str) -> Option<String> {
     }
     let mut head = f;
     if f.ends_with(')') {
-        // Find the parenthesis that opens the parameter list.
-        let mut depth = 0i32;
-        let mut open = None;
-        for (i, c) in f.char_indices().rev() {
-            match c {
-                ')' => depth += 1,
-                '(' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        open = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if let Some(o) = open {
+        // Drop the parameter list.
+        if let Some(o) = matching_open(f, '(', ')') {
             head = f[..o].trim_end();
         }
         if head.ends_with("operator") {
@@ -175,19 +178,8 @@ pub fn short_function(f: &str) -> Option<String> {
     }
     // Drop a trailing template argument list.
     if head.ends_with('>') {
-        let mut depth = 0i32;
-        for (i, c) in head.char_indices().rev() {
-            match c {
-                '>' => depth += 1,
-                '<' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        head = head[..i].trim_end();
-                        break;
-                    }
-                }
-                _ => {}
-            }
+        if let Some(o) = matching_open(head, '<', '>') {
+            head = head[..o].trim_end();
         }
     }
     let name = head.rsplit([' ', ':', '*', '&']).next().unwrap_or(head);

@@ -762,8 +762,8 @@ impl Scanner {
                         _ => d.site.file = v,
                     },
                     "Device function containing assertion" => d.site.function = Some(v),
-                    "Thread ID that failed assertion" => d.site.thread = parse_triple(&v),
-                    "Block ID that failed assertion" => d.site.block = parse_triple(&v),
+                    "Thread ID that failed assertion" => d.site.thread = kernel::triple(&v),
+                    "Block ID that failed assertion" => d.site.block = kernel::triple(&v),
                     "Name of kernel launched that led to failure" => d.kernel = Some(v),
                     _ => {}
                 }
@@ -800,13 +800,6 @@ impl Scanner {
             self.after.push((Target::Kernel, facts::CONTEXT));
         }
     }
-}
-
-fn parse_triple(s: &str) -> Option<[u32; 3]> {
-    let s = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let mut it = s.split(',').map(|p| p.trim().parse::<u32>());
-    let t = [it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?];
-    Some(t)
 }
 
 fn clip_bytes(b: &[u8], max: usize) -> &[u8] {
