@@ -109,11 +109,23 @@ pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> R
 
 /// Analyses a log that arrives in chunks, with bounded memory.
 ///
-/// Feed chunks in order; they may split lines anywhere.
+/// Feed chunks in order; they may split lines, and characters, anywhere. UTF-16 input
+/// (recognised from its first bytes) is decoded on the fly.
 pub struct TextAnalyzer {
     scanner: Scanner,
-    started: bool,
+    /// The first bytes, held until the encoding is known.
+    head: Vec<u8>,
+    encoding: Option<Encoding>,
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Encoding {
+    Utf8,
+    Utf16 { little_endian: bool },
+}
+
+/// Bytes looked at before deciding the encoding (fewer when the input is shorter).
+const SNIFF: usize = 1024;
 
 impl Default for TextAnalyzer {
     fn default() -> Self {
@@ -124,18 +136,67 @@ impl Default for TextAnalyzer {
 impl TextAnalyzer {
     /// A new analyzer.
     pub fn new() -> TextAnalyzer {
-        TextAnalyzer { scanner: Scanner::new(), started: false }
+        TextAnalyzer { scanner: Scanner::new(), head: Vec::new(), encoding: None }
     }
 
     /// Reads the next chunk.
     pub fn feed(&mut self, chunk: &[u8]) {
-        let chunk = if self.started { chunk } else { chunk.strip_prefix(b"\xef\xbb\xbf").unwrap_or(chunk) };
-        self.started = true;
-        self.scanner.feed(chunk);
+        match self.encoding {
+            None => {
+                self.head.extend_from_slice(chunk);
+                if self.head.len() >= SNIFF {
+                    self.decide();
+                }
+            }
+            Some(Encoding::Utf8) => self.scanner.feed(chunk),
+            Some(Encoding::Utf16 { little_endian }) => {
+                self.head.extend_from_slice(chunk);
+                self.feed_utf16(little_endian, false);
+            }
+        }
+    }
+
+    fn decide(&mut self) {
+        let head = std::mem::take(&mut self.head);
+        match input::utf16_order(&head) {
+            Some(le) => {
+                self.encoding = Some(Encoding::Utf16 { little_endian: le });
+                let bom: &[u8] = if le { b"\xff\xfe" } else { b"\xfe\xff" };
+                self.head = head.strip_prefix(bom).unwrap_or(&head).to_vec();
+                self.feed_utf16(le, false);
+            }
+            None => {
+                self.encoding = Some(Encoding::Utf8);
+                self.scanner.feed(head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head));
+            }
+        }
+    }
+
+    /// Decodes the whole code units held in `head`, keeping an odd byte or a lone high
+    /// surrogate for the next chunk unless `last`.
+    fn feed_utf16(&mut self, le: bool, last: bool) {
+        let mut n = self.head.len() & !1;
+        let unit = |b: &[u8]| if le { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) };
+        if !last && n >= 2 && (0xd800..0xdc00).contains(&unit(&self.head[n - 2..n])) {
+            n -= 2;
+        }
+        let units = self.head[..n].chunks_exact(2).map(unit);
+        let text: String = char::decode_utf16(units).map(|r| r.unwrap_or('\u{fffd}')).collect();
+        self.head.drain(..n);
+        if last && !self.head.is_empty() {
+            self.head.clear();
+        }
+        self.scanner.feed_str(&text);
     }
 
     /// Ends the input and returns the report.
-    pub fn finish(self, opts: &Options) -> Report {
+    pub fn finish(mut self, opts: &Options) -> Report {
+        if self.encoding.is_none() {
+            self.decide();
+        }
+        if let Some(Encoding::Utf16 { little_endian }) = self.encoding {
+            self.feed_utf16(little_endian, true);
+        }
         diagnose::diagnose(self.scanner.finish(), "text", opts.lang)
     }
 }

@@ -190,7 +190,6 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
     let is_ipynb = name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
     let whole = is_ipynb
         || first_assert::input::looks_like_notebook(&head)
-        || first_assert::input::utf16_order(&head).is_some()
         || first_assert::input::sniff_binary(&head).is_some();
     if whole {
         let mut all = head;

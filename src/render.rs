@@ -134,13 +134,14 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     if let Some(c) = &r.cause {
         let _ = writeln!(out);
         let pct = (c.confidence * 100.0).round() as u32;
+        // A cause without evidence has no confidence worth printing.
+        let sure = if pct > 0 { format!(" ({})", Msg::RenderConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
         let _ = writeln!(
             out,
-            "{} {} — {} ({})",
+            "{} {} — {}{sure}",
             st.warn(&format!("{}:", Msg::RenderCause.text(l))),
             st.bold(c.category.id()),
             st.bold(&c.title),
-            Msg::RenderConfidence.fill(l, &[("pct", &pct)])
         );
         let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
         if !c.why.is_empty() {

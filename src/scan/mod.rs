@@ -117,6 +117,8 @@ pub struct Scanner {
     first_host_seen: bool,
     /// The run-order number of the last line read in pieces.
     last_long_line: Option<u64>,
+    /// The start of a UTF-8 sequence cut by the end of the previous chunk.
+    utf8_tail: Vec<u8>,
 }
 
 impl Default for Scanner {
@@ -146,6 +148,7 @@ impl Scanner {
             carry: Vec::new(),
             first_host_seen: false,
             last_long_line: None,
+            utf8_tail: Vec::new(),
         }
     }
 
@@ -177,13 +180,41 @@ impl Scanner {
 
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
     pub fn feed(&mut self, data: &[u8]) {
-        if let Err(e) = std::str::from_utf8(data) {
-            // An incomplete sequence at the very end is the next chunk's start, not an error.
-            if e.error_len().is_some() || e.valid_up_to() + 4 < data.len() {
-                self.facts.stats.lossy_utf8 = true;
-            }
-        }
+        self.check_utf8(data);
         self.feed_bytes(data);
+    }
+
+    /// Tracks whether the input is valid UTF-8, across chunk boundaries that may split a
+    /// character.
+    fn check_utf8(&mut self, mut data: &[u8]) {
+        if self.facts.stats.lossy_utf8 {
+            return;
+        }
+        if let Some(&lead) = self.utf8_tail.first() {
+            let want: usize = match lead {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            let take = want.saturating_sub(self.utf8_tail.len()).min(data.len());
+            self.utf8_tail.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.utf8_tail.len() < want {
+                return;
+            }
+            if std::str::from_utf8(&self.utf8_tail).is_err() {
+                self.facts.stats.lossy_utf8 = true;
+                return;
+            }
+            self.utf8_tail.clear();
+        }
+        match std::str::from_utf8(data) {
+            Ok(_) => {}
+            // An incomplete sequence at the end is completed by the next chunk.
+            Err(e) if e.error_len().is_none() => self.utf8_tail = data[e.valid_up_to()..].to_vec(),
+            Err(_) => self.facts.stats.lossy_utf8 = true,
+        }
     }
 
     /// Reads text.
@@ -223,6 +254,10 @@ impl Scanner {
 
     /// Ends the input and returns what was found.
     pub fn finish(mut self) -> Facts {
+        if !self.utf8_tail.is_empty() {
+            // The input ended in the middle of a character.
+            self.facts.stats.lossy_utf8 = true;
+        }
         self.end_block();
         self.facts.stats.lines = self.order;
         self.facts

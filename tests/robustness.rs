@@ -1,0 +1,186 @@
+//! Hostile and broken input: the engine must never panic, never hang, and keep its bounds.
+//! Mutations are seeded, so a failure reproduces.
+
+use first_assert::{analyze_bytes, analyze_notebook, analyze_text, Options, TextAnalyzer, Verdict};
+use std::path::Path;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+const SPICE: &[&[u8]] = &[
+    b"\x1b[31m", b"\r", b"\n", b"\x00", b"\xff\xfe", b"`", b"[", b"]", b"**", b"&lt;", b"\\n", b"\xe6\x96\xad\xe8\xa8\x80",
+    b"Assertion `", b"block: [", b"thread: [", b"Traceback (most recent call last):\n", b"  File \"x.py\", line 1, in f\n",
+    b"RuntimeError: CUDA error: device-side assert triggered\n", b"\xef\xbc\x9a", b"{\"cells\": [", b"\t", b"\xe2\x94\x82",
+];
+
+fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut v = input.to_vec();
+    for _ in 0..1 + rng.below(6) {
+        let at = rng.below(v.len() + 1);
+        match rng.below(5) {
+            0 => v.truncate(at),
+            1 => {
+                let s = SPICE[rng.below(SPICE.len())];
+                v.splice(at..at, s.iter().copied());
+            }
+            2 if !v.is_empty() => {
+                let end = (at + rng.below(64)).min(v.len());
+                v.drain(at.min(end)..end);
+            }
+            3 if !v.is_empty() => {
+                let from = rng.below(v.len());
+                let end = (from + rng.below(200)).min(v.len());
+                let chunk = v[from..end].to_vec();
+                v.splice(at..at, chunk);
+            }
+            _ => {
+                if let Some(b) = v.get_mut(at) {
+                    *b = rng.next() as u8;
+                }
+            }
+        }
+    }
+    v
+}
+
+fn fixtures() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".expect.json"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn mutated_fixtures_never_panic() {
+    let mut rng = Rng(0x5eed_f1a5_7a55_e47);
+    let fx = fixtures();
+    for round in 0..40 {
+        for (name, bytes) in &fx {
+            let m = mutate(&mut rng, bytes);
+            let r = std::panic::catch_unwind(|| {
+                let _ = analyze_bytes(&m, Some(name), &Options::default());
+                // Fed in odd-sized chunks, too.
+                let mut a = TextAnalyzer::new();
+                for c in m.chunks(1 + (m.len() % 97)) {
+                    a.feed(c);
+                }
+                a.finish(&Options::default())
+            });
+            assert!(r.is_ok(), "panic on round {round} of {name}; input: {:?}", String::from_utf8_lossy(&m));
+        }
+    }
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut rng = Rng(42);
+    for _ in 0..300 {
+        let n = rng.below(4096);
+        let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        let _ = analyze_bytes(&bytes, None, &Options::default());
+        let _ = analyze_notebook(&String::from_utf8_lossy(&bytes), &Options::default());
+    }
+}
+
+#[test]
+fn chunking_does_not_change_the_report() {
+    // A streamed input split anywhere gives the same report as the whole text.
+    let mut rng = Rng(7);
+    for (name, bytes) in fixtures().iter().filter(|(n, _)| n.ends_with(".log")) {
+        let whole = analyze_bytes(bytes, None, &Options::default());
+        let Ok(whole) = whole else { continue };
+        if whole.input.format != "text" {
+            continue;
+        }
+        for _ in 0..5 {
+            let mut a = TextAnalyzer::new();
+            let mut rest: &[u8] = bytes;
+            while !rest.is_empty() {
+                let n = 1 + rng.below(rest.len().min(300));
+                a.feed(&rest[..n]);
+                rest = &rest[n..];
+            }
+            let chunked = a.finish(&Options::default());
+            assert_eq!(chunked, whole, "{name}: chunked reading changed the report");
+        }
+    }
+}
+
+#[test]
+fn pathological_lines_stay_fast_and_bounded() {
+    let cases: Vec<(&str, String)> = vec![
+        ("backtick storm", "Assertion `".repeat(200_000)),
+        ("bracket storm", "block: [".repeat(200_000) + "thread: [" + &"[".repeat(100_000)),
+        ("colon storm", format!("a.cu:{}", ":1".repeat(300_000))),
+        ("unclosed function", format!("/x/Loss.cu:1: {} block: [0,0,0], thread: [0,0,0] Assertion `t` failed.", "(".repeat(100_000))),
+        ("wrapped forever", "x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 &&\n".repeat(50_000)),
+        ("endless traceback", "Traceback (most recent call last):\n".to_string() + &"  File \"a.py\", line 1, in f\n    g()\n".repeat(100_000) + "RuntimeError: CUDA error: device-side assert triggered\n"),
+        ("entity storm", "&lt;".repeat(300_000)),
+        ("escape storm", "\x1b[".repeat(300_000)),
+        ("cr storm", "\r".repeat(500_000) + "RuntimeError: CUDA error: device-side assert triggered"),
+        ("escaped newlines", format!("RuntimeError('CUDA error: x{}')", "\\n".repeat(300_000))),
+        ("full width", "：（，".repeat(200_000) + "断言"),
+    ];
+    for (name, text) in cases {
+        let started = std::time::Instant::now();
+        let r = analyze_text(&text, &Options::default());
+        let secs = started.elapsed().as_secs_f64();
+        // Not a benchmark: a bound that only quadratic behaviour or a hang would break.
+        assert!(secs < 20.0, "{name} took {secs:.1}s");
+        assert!(r.echoes.len() <= 1000 && r.kernel_sites.len() <= 256, "{name}");
+        if let Some(f) = &r.first_assert {
+            assert!(f.text.len() <= 2100, "{name}: quoted text not bounded");
+        }
+    }
+}
+
+#[test]
+fn a_flood_of_a_million_assert_lines_collapses_into_one_site() {
+    let mut s = String::with_capacity(160_000_000);
+    for i in 0..1_000_000u32 {
+        s.push_str(&format!(
+            "../aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [{},0,0], thread: [{},0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n",
+            i / 128,
+            i % 128
+        ));
+    }
+    s.push_str("RuntimeError: CUDA error: device-side assert triggered\n");
+    let r = analyze_text(&s, &Options::default());
+    assert_eq!(r.verdict, Verdict::DeviceAssert);
+    assert_eq!(r.kernel_sites.len(), 1);
+    let rep = r.first_assert.unwrap().repeats.unwrap();
+    assert_eq!(rep.count, 1_000_000);
+    assert_eq!(rep.threads, 128);
+    assert_eq!(rep.blocks, 7813);
+    assert_eq!(rep.block_range, Some([[0, 0, 0], [7812, 0, 0]]));
+    assert_eq!(r.echo_count, 1);
+}
+
+#[test]
+fn many_echoes_are_counted_beyond_what_is_listed() {
+    let s = "RuntimeError: CUDA error: device-side assert triggered\n".repeat(5000);
+    let r = analyze_text(&s, &Options::default());
+    assert_eq!(r.echo_count, 4999);
+    assert_eq!(r.echoes.len(), 1000);
+}
