@@ -325,10 +325,11 @@ fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
             lit(t.snippet.trim_matches('\n'))
         );
     }
+    // Fixtures are for the native tests; the WebAssembly build leaves them out.
     let ex: Vec<String> = r.example.iter().map(|e| lit(&e.text)).collect();
-    let _ = writeln!(code, "    examples: &[{}],", ex.join(", "));
+    let _ = writeln!(code, "    examples: fixtures(&[{}]),", ex.join(", "));
     let nm: Vec<String> = r.near_miss.iter().map(|e| lit(&e.text)).collect();
-    let _ = writeln!(code, "    near_misses: &[{}],", nm.join(", "));
+    let _ = writeln!(code, "    near_misses: fixtures(&[{}]),", nm.join(", "));
     let _ = writeln!(code, "  }},");
 }
 

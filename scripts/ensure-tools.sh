@@ -37,7 +37,8 @@ wasm_bindgen() {
     return
   fi
   say "installing wasm-bindgen-cli $want (found: ${have:-none}); this takes a few minutes once"
-  cargo install wasm-bindgen-cli --version "=$want" --locked
+  # Not --locked: its lockfile pins a webpki-roots release the registry mirror here lacks.
+  cargo install wasm-bindgen-cli --version "=$want"
 }
 
 chromium() {

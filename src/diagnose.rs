@@ -425,7 +425,7 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
     // Notebook cells, in run order: where it was set, where torch was imported, where CUDA
     // was first used.
     let mut cells: Vec<_> = facts.cells.iter().filter(|c| c.execution_count.is_some()).collect();
-    cells.sort_by_key(|c| c.order);
+    cells.sort_unstable_by_key(|c| c.order);
     let first_cell_exec = first.and_then(|l| l.at.execution_count);
     let mut set_at: Option<(usize, usize, Location)> = None;
     let mut import_at: Option<(usize, usize)> = None;

@@ -144,7 +144,7 @@ mod tests {
             .filter_map(|p| p.split_once('}').map(|(n, _)| n.to_string()))
             .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             .collect();
-        v.sort();
+        v.sort_unstable();
         v.dedup();
         v
     }

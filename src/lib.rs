@@ -40,10 +40,17 @@
 
 pub mod i18n;
 pub mod input;
+pub mod re;
 pub mod render;
 pub mod report;
 pub mod rules;
 pub mod scan;
+pub mod view;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+#[cfg(target_arch = "wasm32")]
+mod web;
 
 mod checklist;
 mod diagnose;
@@ -207,7 +214,7 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     // Cells in the order they ran; cells that never ran (no execution count) after those
     // that did, in page order.
     let mut order: Vec<&Cell> = nb.cells.iter().collect();
-    order.sort_by_key(|c| (c.execution_count.unwrap_or(i64::MAX), c.index));
+    order.sort_unstable_by_key(|c| (c.execution_count.unwrap_or(i64::MAX), c.index));
     for (run, c) in order.iter().enumerate() {
         if c.cell_type == "code" || c.cell_type.is_empty() {
             s.cell_source(CellSource {

@@ -135,7 +135,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let _ = writeln!(out);
         let pct = (c.confidence * 100.0).round() as u32;
         // A cause without evidence has no confidence worth printing.
-        let sure = if pct > 0 { format!(" ({})", Msg::RenderConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
+        let sure =
+            if pct > 0 { format!(" ({})", Msg::RenderConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
         let _ = writeln!(
             out,
             "{} {} — {}{sure}",

@@ -3,15 +3,22 @@
 //! This is the contract of `first-assert --json` and of the WebAssembly API. Fields are added
 //! freely and never renamed; a breaking change bumps [`SCHEMA`]. The README documents each
 //! field.
+//!
+//! The WebAssembly package only writes reports: reading them back (`Deserialize`) is derived
+//! for native builds alone, where tests and Rust users need it; in the package it would cost
+//! ~80 KB of code that nothing calls.
 
 use crate::i18n::Lang;
-use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
+use serde::Deserialize;
+use serde::Serialize;
 
 /// The version of the report's shape.
 pub const SCHEMA: u32 = 1;
 
 /// What the input shows, in one word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// A CUDA device-side assert (a kernel line, or a host error that reports one).
@@ -23,7 +30,8 @@ pub enum Verdict {
 }
 
 /// Why the assert most likely fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// A class target is negative or not smaller than the number of classes.
@@ -69,7 +77,8 @@ impl Category {
 }
 
 /// The analysis of one input.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Report {
     /// The version of this shape ([`SCHEMA`]).
     pub schema: u32,
@@ -108,7 +117,8 @@ pub struct Report {
 }
 
 /// The program that wrote a report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Tool {
     /// Always `first-assert`.
     pub name: String,
@@ -117,7 +127,8 @@ pub struct Tool {
 }
 
 /// How the input was read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct InputSummary {
     /// `text`, `notebook` (nbformat) or `cells` (the cell-list shape).
     pub format: String,
@@ -136,7 +147,8 @@ pub struct InputSummary {
 }
 
 /// Where something is in the input.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Location {
     /// 1-based line number in the input text; for a notebook, in that cell's output text
     /// (the cell's outputs joined in order, one after the other).
@@ -150,7 +162,8 @@ pub struct Location {
 }
 
 /// The kind of a first assert.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum AssertKind {
     /// A kernel's `Assertion ... failed` line, printed by the GPU.
@@ -162,7 +175,8 @@ pub enum AssertKind {
 }
 
 /// The first device-side assert.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct FirstAssert {
     /// The line as it appears in the input, escape sequences removed.
     pub text: String,
@@ -188,7 +202,8 @@ pub struct FirstAssert {
 }
 
 /// Where in PyTorch's sources an assertion fired, as the kernel printed it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct KernelSite {
     /// The source file as printed (build prefix kept).
     pub file: String,
@@ -208,7 +223,8 @@ pub struct KernelSite {
 }
 
 /// How often a kernel site was printed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Repeats {
     /// Printed records of this site (one per failing thread).
     pub count: u64,
@@ -225,7 +241,8 @@ pub struct Repeats {
 }
 
 /// A line shown around a finding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct ContextLine {
     /// 1-based line number (same numbering as [`Location::line`]).
     pub line: u64,
@@ -234,7 +251,8 @@ pub struct ContextLine {
 }
 
 /// A distinct kernel site and how often it fired.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct KernelSiteCount {
     /// The site (block and thread of its first record).
     pub site: KernelSite,
@@ -249,7 +267,8 @@ pub struct KernelSiteCount {
 }
 
 /// A frame of a Python traceback.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Frame {
     /// The file or cell (`<ipython-input-4-...>`, `Cell In[11]`, `/tmp/ipykernel_.../x.py`).
     pub file: String,
@@ -266,7 +285,8 @@ pub struct Frame {
 }
 
 /// Where Python raised the device-side assert.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct RaisedAt {
     /// The error line.
     pub text: String,
@@ -284,7 +304,8 @@ pub struct RaisedAt {
 }
 
 /// One piece of evidence for a cause.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Evidence {
     /// Where the evidence came from: `site` (a known kernel site), `kernel` (a kernel line),
     /// `frame` (a traceback frame), `code` (a source line in a traceback or cell), `message`
@@ -300,7 +321,8 @@ pub struct Evidence {
 }
 
 /// The most likely cause.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Cause {
     /// The category id.
     pub category: Category,
@@ -327,7 +349,8 @@ pub struct Cause {
 }
 
 /// A later CUDA error that is a consequence of the first assert.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Echo {
     /// The error line.
     pub text: String,
@@ -341,7 +364,8 @@ pub struct Echo {
 }
 
 /// What the engine knows about `CUDA_LAUNCH_BLOCKING`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchBlocking {
     /// No sign that it was set.
@@ -358,7 +382,8 @@ pub enum LaunchBlocking {
 }
 
 /// Whether the traceback can be trusted.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Stack {
     /// True when the traceback very probably points at the op that asserted.
     pub trustworthy: bool,
@@ -375,7 +400,8 @@ pub struct Stack {
 }
 
 /// A CUDA error that is not a device-side assert.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct OtherError {
     /// `out_of_memory`, `illegal_address`, `no_kernel_image`, `misaligned_address`,
     /// `launch_failure`, `illegal_instruction`, `invalid_device_ordinal`, `cublas`, `cudnn`,
@@ -393,7 +419,8 @@ pub struct OtherError {
 }
 
 /// One step of the checklist.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Step {
     /// A stable id (`restart`, `launch_blocking`, `rerun`, ...).
     pub id: String,
@@ -408,7 +435,8 @@ pub struct Step {
 }
 
 /// Something worth knowing about this input.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct Note {
     /// A stable id.
     pub id: String,

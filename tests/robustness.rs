@@ -24,9 +24,28 @@ impl Rng {
 }
 
 const SPICE: &[&[u8]] = &[
-    b"\x1b[31m", b"\r", b"\n", b"\x00", b"\xff\xfe", b"`", b"[", b"]", b"**", b"&lt;", b"\\n", b"\xe6\x96\xad\xe8\xa8\x80",
-    b"Assertion `", b"block: [", b"thread: [", b"Traceback (most recent call last):\n", b"  File \"x.py\", line 1, in f\n",
-    b"RuntimeError: CUDA error: device-side assert triggered\n", b"\xef\xbc\x9a", b"{\"cells\": [", b"\t", b"\xe2\x94\x82",
+    b"\x1b[31m",
+    b"\r",
+    b"\n",
+    b"\x00",
+    b"\xff\xfe",
+    b"`",
+    b"[",
+    b"]",
+    b"**",
+    b"&lt;",
+    b"\\n",
+    b"\xe6\x96\xad\xe8\xa8\x80",
+    b"Assertion `",
+    b"block: [",
+    b"thread: [",
+    b"Traceback (most recent call last):\n",
+    b"  File \"x.py\", line 1, in f\n",
+    b"RuntimeError: CUDA error: device-side assert triggered\n",
+    b"\xef\xbc\x9a",
+    b"{\"cells\": [",
+    b"\t",
+    b"\xe2\x94\x82",
 ];
 
 fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
@@ -133,9 +152,17 @@ fn pathological_lines_stay_fast_and_bounded() {
         ("backtick storm", "Assertion `".repeat(200_000)),
         ("bracket storm", "block: [".repeat(200_000) + "thread: [" + &"[".repeat(100_000)),
         ("colon storm", format!("a.cu:{}", ":1".repeat(300_000))),
-        ("unclosed function", format!("/x/Loss.cu:1: {} block: [0,0,0], thread: [0,0,0] Assertion `t` failed.", "(".repeat(100_000))),
+        (
+            "unclosed function",
+            format!("/x/Loss.cu:1: {} block: [0,0,0], thread: [0,0,0] Assertion `t` failed.", "(".repeat(100_000)),
+        ),
         ("wrapped forever", "x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 &&\n".repeat(50_000)),
-        ("endless traceback", "Traceback (most recent call last):\n".to_string() + &"  File \"a.py\", line 1, in f\n    g()\n".repeat(100_000) + "RuntimeError: CUDA error: device-side assert triggered\n"),
+        (
+            "endless traceback",
+            "Traceback (most recent call last):\n".to_string()
+                + &"  File \"a.py\", line 1, in f\n    g()\n".repeat(100_000)
+                + "RuntimeError: CUDA error: device-side assert triggered\n",
+        ),
         ("entity storm", "&lt;".repeat(300_000)),
         ("escape storm", "\x1b[".repeat(300_000)),
         ("cr storm", "\r".repeat(500_000) + "RuntimeError: CUDA error: device-side assert triggered"),

@@ -109,7 +109,7 @@ fn message_patterns_declare_a_keyword_that_their_matches_contain() {
         for block in r.when {
             for p in block.iter().filter(|p| p.scope == Scope::Message) {
                 let kw = p.keyword.expect("build.rs requires it");
-                let re = regex::Regex::new(p.regex.expect("a regex")).expect("compiles");
+                let re = first_assert::re::compile(p.regex.expect("a regex")).expect("compiles");
                 let mut found = false;
                 for ex in r.examples.iter().chain(r.near_misses.iter()) {
                     for line in ex.lines() {

@@ -1,9 +1,9 @@
 //! Rules: which cause the evidence points at.
 //!
 //! Rules are data (`rules/<id>.toml`, compiled into [`RULES`] by `build.rs`). At first use they
-//! are compiled once into a [`RuleSet`]: an exact table of kernel sites, plus one `RegexSet`
-//! per evidence field that answers "which patterns match this line" in one pass, with each
-//! pattern's own `Regex` kept for the matches that need re-running.
+//! are compiled once into a [`RuleSet`]: an exact table of kernel sites, plus one pattern set
+//! per evidence field ([`crate::re::Set`]) that answers "which patterns match this line" and
+//! where.
 //!
 //! Choosing a rule: each rule's first evidence block (its *anchor*: which op asserted) gets the
 //! strength of its best match; each further block must match too and makes the rule more
@@ -14,10 +14,10 @@ pub mod def;
 
 pub use def::{PatDef, RuleDef, Scope, SiteDef, TextDef, RULES};
 
+use crate::re;
 use crate::report::{self, KernelSite, Location};
 use crate::scan::facts::{Loc, MessageHit, TbFrame};
 use crate::scan::kernel::basename;
-use regex::{Regex, RegexSet, RegexSetBuilder};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -68,42 +68,33 @@ struct Pat {
     fields: u8,
 }
 
-/// One field of one scope: a set for the one-pass test, and the patterns it stands for.
+/// One field of one scope: its patterns, tested together, and the pattern each stands for.
 struct FieldSet {
-    set: RegexSet,
+    set: re::Set,
     owners: Vec<usize>,
-    regexes: Vec<Regex>,
 }
 
 impl FieldSet {
     fn build(items: Vec<(usize, &'static str)>) -> Result<FieldSet, String> {
         let srcs: Vec<&str> = items.iter().map(|(_, s)| *s).collect();
-        let set = RegexSetBuilder::new(&srcs)
-            .size_limit(64 << 20)
-            .build()
-            .map_err(|e| format!("rule patterns do not compile: {e}"))?;
-        let regexes = srcs
-            .iter()
-            .map(|s| Regex::new(s).map_err(|e| format!("rule pattern `{s}` does not compile: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(FieldSet { set, owners: items.into_iter().map(|(o, _)| o).collect(), regexes })
+        let set = re::Set::new(&srcs).map_err(|e| format!("rule {e}"))?;
+        Ok(FieldSet { set, owners: items.into_iter().map(|(o, _)| o).collect() })
     }
 
     /// The patterns (by index into `RuleSet::pats`) whose regex matches `text`.
-    fn matches<'s>(&'s self, text: &str) -> impl Iterator<Item = usize> + 's {
+    fn matches<'s>(&'s self, text: &'s str) -> impl Iterator<Item = usize> + 's {
         self.matches_local(text).map(move |i| self.owners[i])
     }
 
     /// Like `matches`, with each pattern's place in this set (for [`FieldSet::span`]).
-    fn matches_local(&self, text: &str) -> impl Iterator<Item = usize> {
-        let m = if self.owners.is_empty() { None } else { Some(self.set.matches(text)) };
-        m.into_iter().flat_map(|m| m.into_iter())
+    fn matches_local<'s>(&'s self, text: &'s str) -> impl Iterator<Item = usize> + 's {
+        self.set.matches(text)
     }
 
     /// The part of `text` that the pattern at place `local` matches: the set only says
     /// whether it matches, the pattern's own regex says where.
     fn span<'t>(&self, local: usize, text: &'t str) -> Option<&'t str> {
-        self.regexes[local].find(text).map(|m| m.as_str())
+        self.set.find(local, text)
     }
 }
 
@@ -337,7 +328,7 @@ impl RuleSet {
                 (pi, text)
             })
             .collect();
-        v.sort_by_key(|(pi, _)| *pi);
+        v.sort_unstable_by_key(|(pi, _)| *pi);
         v
     }
 

@@ -2,9 +2,9 @@
 //!
 //! These describe *how things are printed* (a kernel assertion line, a traceback frame, a CUDA
 //! error). *What they mean* (which cause, which fix) is data in `rules/`. Every pattern here is
-//! compiled once; the `regex` crate keeps all of them linear-time in the input.
+//! compiled once; both engines of [`crate::re`] keep all of them linear-time in the input.
 
-use regex::Regex;
+use crate::re::Regex;
 use std::sync::OnceLock;
 
 /// The compiled formats.
@@ -89,11 +89,23 @@ impl Patterns {
 /// Returns the compiled formats.
 pub fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(Patterns::compile)
+    P.get_or_init(|| Patterns::build(&mut compile))
 }
 
-fn re(src: &str) -> Regex {
-    Regex::new(src).unwrap_or_else(|e| panic!("engine pattern does not compile: {e}\n{src}"))
+/// The source of every format, for the tests that check both regex engines agree on them.
+#[doc(hidden)]
+pub fn sources() -> Vec<String> {
+    let mut v = Vec::new();
+    Patterns::build(&mut |src| {
+        v.push(src.to_string());
+        compile(src)
+    });
+    v
+}
+
+fn compile(src: &str) -> Regex {
+    // The formats are fixed; tests compile them in both engines, so this never fires.
+    crate::re::compile(src).unwrap_or_else(|e| panic!("engine {e}"))
 }
 
 // A source path as printed by a kernel: Windows drive letters, both separators, build
@@ -101,7 +113,7 @@ fn re(src: &str) -> Regex {
 const KFILE: &str = r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl))";
 
 impl Patterns {
-    fn compile() -> Patterns {
+    fn build(re: &mut dyn FnMut(&str) -> Regex) -> Patterns {
         Patterns {
             kernel: re(&format!(
                 r"{KFILE}:(?P<lno>\d+):\s*(?:(?P<func>(?:[^:\n]|::)*?):\s*)?(?:block:\s*\[(?P<block>[^\]\n]*)\],?\s*thread:\s*\[(?P<thread>[^\]\n]*)\]|global\s+id:\s*\[(?P<gid>[^\]\n]*)\],?\s*local\s+id:\s*\[(?P<lid>[^\]\n]*)\])\s*:?\s*Assertion\s*(?:failed:\s*)?(?:`(?P<cond>[^`\n]*)`)?"
@@ -119,7 +131,7 @@ impl Patterns {
             api_error: re(
                 r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) error:\s*(?P<msg>.*)",
             ),
-            runtime_code: re(r"(?i:cuda|hip) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
+            runtime_code: re(r"(?:cuda|CUDA|Cuda|hip|HIP) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
             thcudacheck: re(
                 r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)",
             ),
@@ -139,7 +151,7 @@ impl Patterns {
             ),
             prefix: re(concat!(
                 r"^(?:",
-                r"(?P<rank>\s*\[(?i:rank)\s*\d+\]\s*:?\s?|\s*(?i:rank)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
+                r"(?P<rank>\s*\[(?:[Rr]ank|RANK)\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
                 r"|(?P<log>",
                 r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s?",
                 r"|\d{2}/\d{2}(?:/\d{2,4})?\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s?",

@@ -1,0 +1,135 @@
+//! The regular-expression engine, chosen per build. The CLI uses `regex`, with a `RegexSet`
+//! that tests all patterns of a field in one pass over a line. The WebAssembly package uses
+//! `regex-lite`, the same syntax and the same linear-time guarantee without the large
+//! automata and Unicode tables; it tests a field's patterns one by one (they only run on the
+//! few lines a keyword prefilter lets through).
+//!
+//! Both engines must find the same matches. They differ in one thing the patterns use: the
+//! Perl classes `\d`, `\w`, `\s` and the word boundary `\b` are ASCII in `regex-lite` and
+//! Unicode in `regex`. The CLI therefore compiles [`ascii_perl`]'s translation of each
+//! pattern, which spells those classes out in ASCII; `tests/engines.rs` checks that every
+//! pattern compiles in both engines and matches the same spans on every fixture line.
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use regex::Regex;
+#[cfg(target_arch = "wasm32")]
+pub use regex_lite::Regex;
+
+/// Compiles a pattern; the error names it.
+pub fn compile(src: &str) -> Result<Regex, String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let r = Regex::new(&ascii_perl(src));
+    #[cfg(target_arch = "wasm32")]
+    let r = Regex::new(src);
+    r.map_err(|e| format!("pattern `{src}` does not compile: {e}"))
+}
+
+/// `src` with the Perl classes and word boundaries written as their ASCII definitions (the
+/// ones `regex-lite` uses), for the `regex` engine: `\d` → `[0-9]`, `\w` → `[0-9A-Za-z_]`,
+/// `\s` → `[\t\n\x0B\x0C\r ]`, their negations, `\b` → `(?-u:\b)`, `\B` → `(?-u:\B)`.
+/// Inside a bracket class the classes become nested classes, which `regex` supports.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn ascii_perl(src: &str) -> String {
+    const DIGIT: &str = "0-9";
+    const WORD: &str = "0-9A-Za-z_";
+    const SPACE: &str = "\\t\\n\\x0B\\x0C\\r ";
+    let mut out = String::with_capacity(src.len() + 16);
+    let mut depth = 0usize; // nesting of bracket classes
+    let mut chars = src.chars().peekable();
+    // True right after a class opened (and after its `^`): a `]` there is a literal.
+    let mut class_start = false;
+    while let Some(c) = chars.next() {
+        let at_start = std::mem::take(&mut class_start);
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let class = match e {
+                    'd' | 'D' => Some(DIGIT),
+                    'w' | 'W' => Some(WORD),
+                    's' | 'S' => Some(SPACE),
+                    _ => None,
+                };
+                match (class, depth) {
+                    (Some(set), _) => {
+                        let neg = if e.is_ascii_uppercase() { "^" } else { "" };
+                        out.push_str(&format!("[{neg}{set}]"));
+                    }
+                    (None, 0) if e == 'b' || e == 'B' => out.push_str(&format!("(?-u:\\{e})")),
+                    _ => {
+                        out.push(c);
+                        out.push(e);
+                    }
+                }
+            }
+            '[' => {
+                out.push(c);
+                // `[:alpha:]` inside a class is a POSIX class, not a nested class.
+                if depth > 0 && chars.peek() == Some(&':') {
+                    for p in chars.by_ref() {
+                        out.push(p);
+                        if p == ']' {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                depth += 1;
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                class_start = true;
+            }
+            ']' if depth > 0 && !at_start => {
+                depth -= 1;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A list of patterns tested together: which of them match a text, and where one matches.
+pub struct Set {
+    #[cfg(not(target_arch = "wasm32"))]
+    set: regex::RegexSet,
+    regexes: Vec<Regex>,
+}
+
+impl Set {
+    /// Compiles `srcs`; the error names the first pattern that does not compile.
+    pub fn new(srcs: &[&str]) -> Result<Set, String> {
+        let regexes = srcs.iter().map(|s| compile(s)).collect::<Result<Vec<_>, _>>()?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let set = regex::RegexSetBuilder::new(srcs.iter().map(|s| ascii_perl(s)))
+            .size_limit(64 << 20)
+            .build()
+            .map_err(|e| format!("patterns do not compile as a set: {e}"))?;
+        Ok(Set {
+            #[cfg(not(target_arch = "wasm32"))]
+            set,
+            regexes,
+        })
+    }
+
+    /// The indexes of the patterns that match `text`, in increasing order.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matches<'a>(&'a self, text: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let m = if self.regexes.is_empty() { None } else { Some(self.set.matches(text)) };
+        m.into_iter().flat_map(|m| m.into_iter())
+    }
+
+    /// The indexes of the patterns that match `text`, in increasing order.
+    #[cfg(target_arch = "wasm32")]
+    pub fn matches<'a>(&'a self, text: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.regexes.iter().enumerate().filter(move |(_, r)| r.is_match(text)).map(|(i, _)| i)
+    }
+
+    /// The part of `text` that pattern `i` matches first.
+    pub fn find<'t>(&self, i: usize, text: &'t str) -> Option<&'t str> {
+        self.regexes[i].find(text).map(|m| m.as_str())
+    }
+}

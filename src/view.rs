@@ -1,0 +1,315 @@
+//! What the page shows, decided without a browser: the report turned into display items, a map
+//! of the input with the first assert and its echoes marked, and windows of the input around a
+//! location. `web.rs` only turns this into DOM nodes.
+
+use crate::i18n::{location, Lang, Msg};
+use crate::input::Cell;
+use crate::report::{Report, Verdict};
+use crate::scan::normalize::strip_escapes;
+
+/// Where a jump lands: a line of the input, or of a cell's output text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    pub cell: Option<u32>,
+    pub line: u64,
+}
+
+/// How a line or a map entry is marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    /// Nothing special.
+    None,
+    /// A line quoted as evidence for the cause.
+    Evidence,
+    /// A CUDA error that is not an assert.
+    Other,
+    /// A later CUDA error caused by the first assert.
+    Echo,
+    /// The first device-side assert.
+    First,
+}
+
+impl Mark {
+    /// The CSS class name of the mark.
+    pub fn class(self) -> &'static str {
+        match self {
+            Mark::None => "none",
+            Mark::Evidence => "evidence",
+            Mark::Other => "other",
+            Mark::Echo => "echo",
+            Mark::First => "first",
+        }
+    }
+}
+
+/// The analysed input, kept so the page can show any part of it.
+pub enum Source {
+    Text { text: String, line_starts: Vec<usize> },
+    Cells(Vec<Cell>),
+}
+
+/// A line of a window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowLine {
+    pub no: u64,
+    pub text: String,
+    pub mark: Mark,
+}
+
+/// The longest line a window shows, in characters.
+const MAX_LINE_CHARS: usize = 400;
+
+impl Source {
+    /// A source for a text input.
+    pub fn text(text: String) -> Source {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if line_starts.last() == Some(&text.len()) && !text.is_empty() {
+            line_starts.pop();
+        }
+        Source::Text { text, line_starts }
+    }
+
+    /// Lines `[from, to]` (1-based, inclusive) of the input, or of a cell's output text.
+    pub fn lines(&self, cell: Option<u32>, from: u64, to: u64) -> Vec<(u64, String)> {
+        let clean = |s: &str| {
+            let s = strip_escapes(s.trim_end_matches('\r'));
+            let mut t: String = s.chars().take(MAX_LINE_CHARS).collect();
+            if s.chars().nth(MAX_LINE_CHARS).is_some() {
+                t.push('…');
+            }
+            t.replace('\r', "⏎")
+        };
+        match self {
+            Source::Text { text, line_starts } => {
+                let n = line_starts.len() as u64;
+                (from.max(1)..=to.min(n))
+                    .map(|no| {
+                        let s = line_starts[no as usize - 1];
+                        let e = line_starts.get(no as usize).map_or(text.len(), |e| e - 1);
+                        (no, clean(&text[s..e.max(s)]))
+                    })
+                    .collect()
+            }
+            Source::Cells(cells) => {
+                let Some(c) = cells.iter().find(|c| Some(c.index) == cell) else { return Vec::new() };
+                cell_lines(c)
+                    .enumerate()
+                    .map(|(i, l)| (i as u64 + 1, l))
+                    .filter(|(no, _)| *no >= from && *no <= to)
+                    .map(|(no, l)| (no, clean(&l)))
+                    .collect()
+            }
+        }
+    }
+
+    /// How many lines the input (or a cell's output) has.
+    pub fn line_count(&self, cell: Option<u32>) -> u64 {
+        match self {
+            Source::Text { line_starts, .. } => line_starts.len() as u64,
+            Source::Cells(cells) => {
+                cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).count() as u64)
+            }
+        }
+    }
+}
+
+/// A cell's output text, line by line, numbered as the engine numbers it.
+fn cell_lines(c: &Cell) -> impl Iterator<Item = String> + '_ {
+    c.outputs.iter().flat_map(|o| {
+        let t = o.text.strip_suffix('\n').unwrap_or(&o.text);
+        t.split('\n').map(str::to_string).collect::<Vec<_>>()
+    })
+}
+
+/// One entry of the map: a run of lines (text input) or a cell (notebook).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapEntry {
+    /// Where a click on it jumps, when it holds something.
+    pub target: Option<Target>,
+    pub mark: Mark,
+    /// A short label: `12-40` or `[7]` (execution count).
+    pub label: String,
+    /// A longer description for the tooltip.
+    pub title: String,
+}
+
+/// The number of entries the map of a text input has (fewer for short inputs).
+pub const MAP_BINS: u64 = 120;
+
+/// Builds the map: for a text, [`MAP_BINS`] runs of lines; for a notebook, one entry per cell
+/// in page order (markdown cells included, so the map looks like the notebook).
+pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
+    let marks = marks(report);
+    match source {
+        Source::Text { line_starts, .. } => {
+            let total = (line_starts.len() as u64).max(1);
+            let bins = total.min(MAP_BINS);
+            (0..bins)
+                .map(|b| {
+                    let from = b * total / bins + 1;
+                    let to = (b + 1) * total / bins;
+                    let inside: Vec<&(Target, Mark)> =
+                        marks.iter().filter(|(t, _)| t.cell.is_none() && t.line >= from && t.line <= to).collect();
+                    let best = inside.iter().max_by_key(|(_, m)| *m);
+                    MapEntry {
+                        target: best.map(|(t, _)| *t),
+                        mark: best.map_or(Mark::None, |(_, m)| *m),
+                        label: format!("{from}-{to}"),
+                        title: Msg::ViewMapLines.fill(lang, &[("from", &from), ("to", &to)]),
+                    }
+                })
+                .collect()
+        }
+        Source::Cells(cells) => cells
+            .iter()
+            .map(|c| {
+                let inside: Vec<&(Target, Mark)> = marks.iter().filter(|(t, _)| t.cell == Some(c.index)).collect();
+                let best = inside.iter().max_by_key(|(_, m)| *m);
+                let label = match c.execution_count {
+                    Some(n) => format!("[{n}]"),
+                    None if c.cell_type == "markdown" => "md".to_string(),
+                    None => "[ ]".to_string(),
+                };
+                MapEntry {
+                    target: best
+                        .map(|(t, _)| *t)
+                        .or_else(|| (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1 })),
+                    mark: best.map_or(Mark::None, |(_, m)| *m),
+                    label,
+                    title: Msg::ViewMapCell.fill(lang, &[("cell", &c.index)]),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Every marked place of the report.
+pub fn marks(report: &Report) -> Vec<(Target, Mark)> {
+    let mut v = Vec::new();
+    let t = |at: &crate::report::Location| Target { cell: at.cell, line: at.line };
+    if let Some(f) = &report.first_assert {
+        v.push((t(&f.at), Mark::First));
+        if let Some(end) = f.end_line {
+            for line in f.at.line + 1..=end {
+                v.push((Target { cell: f.at.cell, line }, Mark::First));
+            }
+        }
+    }
+    for e in &report.echoes {
+        v.push((t(&e.at), Mark::Echo));
+    }
+    for e in &report.other_errors {
+        v.push((t(&e.at), Mark::Other));
+    }
+    if let Some(c) = &report.cause {
+        for e in &c.evidence {
+            v.push((t(&e.at), Mark::Evidence));
+        }
+    }
+    v
+}
+
+/// Lines around `target`: a few before, more after, each with its mark.
+pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLine> {
+    const BEFORE: u64 = 8;
+    const AFTER: u64 = 16;
+    let marks = marks(report);
+    let from = target.line.saturating_sub(BEFORE).max(1);
+    let to = target.line + AFTER;
+    source
+        .lines(target.cell, from, to)
+        .into_iter()
+        .map(|(no, text)| {
+            let mark = marks.iter().filter(|(t, _)| t.cell == target.cell && t.line == no).map(|(_, m)| *m).max();
+            WindowLine { no, text, mark: mark.unwrap_or(Mark::None) }
+        })
+        .collect()
+}
+
+/// Where the page opens its window first: the first assert, else the first other error.
+pub fn initial_target(report: &Report) -> Option<Target> {
+    let at = report.first_assert.as_ref().map(|f| f.at).or_else(|| report.other_errors.first().map(|o| o.at))?;
+    Some(Target { cell: at.cell, line: at.line })
+}
+
+/// How a location reads on the page.
+pub fn where_(report: &Report, cell: Option<u32>, line: u64) -> String {
+    location(report.lang, &crate::report::Location { line, cell, output: None, execution_count: None })
+}
+
+/// A 64-bit FNV-1a hash: the key under which the page remembers the checklist of an input.
+pub fn fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The verdict as a word for CSS.
+pub fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::DeviceAssert => "device-assert",
+        Verdict::OtherCudaError => "other-cuda-error",
+        Verdict::Clean => "clean",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{analyze_notebook, analyze_text, Options};
+
+    const LOG: &str = "step 1\nstep 2\n../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    total += loss.item()\nRuntimeError: CUDA error: device-side assert triggered\nafter 1\n";
+
+    #[test]
+    fn windows_mark_the_first_assert_and_its_echoes() {
+        let r = analyze_text(LOG, &Options::default());
+        let s = Source::text(LOG.to_string());
+        assert_eq!(s.line_count(None), 8);
+        let w = window(&r, &s, initial_target(&r).unwrap());
+        assert_eq!(w.first().unwrap().no, 1);
+        assert_eq!(w.iter().find(|l| l.no == 3).unwrap().mark, Mark::First);
+        assert_eq!(w.iter().find(|l| l.no == 7).unwrap().mark, Mark::Echo);
+        assert_eq!(w.last().unwrap().no, 8);
+    }
+
+    #[test]
+    fn text_maps_bin_lines_and_keep_the_strongest_mark() {
+        let mut log = "noise\n".repeat(999);
+        log.push_str("RuntimeError: CUDA error: device-side assert triggered\n");
+        let r = analyze_text(&log, &Options::default());
+        let m = map(&r, &Source::text(log), Lang::En);
+        assert_eq!(m.len() as u64, MAP_BINS);
+        let last = m.last().unwrap();
+        assert_eq!(last.mark, Mark::First);
+        assert_eq!(last.target, Some(Target { cell: None, line: 1000 }));
+        assert!(m.iter().take(100).all(|e| e.mark == Mark::None && e.target.is_none()));
+    }
+
+    #[test]
+    fn notebook_maps_have_one_entry_per_cell() {
+        let nb =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/colab-echoes.ipynb")).unwrap();
+        let r = analyze_notebook(&nb, &Options::default()).unwrap();
+        let cells = crate::input::parse_notebook(&nb).unwrap().cells;
+        let m = map(&r, &Source::Cells(cells.clone()), Lang::En);
+        assert_eq!(m.len(), 6);
+        assert_eq!(m[0].label, "md");
+        assert_eq!(m[3].mark, Mark::First);
+        assert_eq!(m[4].mark, Mark::Echo);
+        let w = window(&r, &Source::Cells(cells), initial_target(&r).unwrap());
+        let first = w.iter().find(|l| l.mark == Mark::First).unwrap();
+        assert!(first.text.contains("Assertion `t >= 0"), "{}", first.text);
+        assert!(!w.iter().any(|l| l.text.contains('\u{1b}')), "escape sequences reach the page");
+    }
+
+    #[test]
+    fn fingerprints_differ_and_are_stable() {
+        assert_eq!(fingerprint(b"a"), fingerprint(b"a"));
+        assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
+        assert_eq!(fingerprint(b"").len(), 16);
+    }
+}
