@@ -71,6 +71,87 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
     out
 }
 
+/// The last line that held exactly one kernel record, to read its repeats cheaply.
+///
+/// A failing kernel prints one record per failing thread: thousands of lines that differ only
+/// in their block and thread ids. When a line is the remembered one with other ids, its
+/// record is the remembered record with those ids, so the pattern need not run again. (The
+/// ids are digits, commas and spaces, which the pattern reads inside the brackets only: the
+/// match is the same up to those ids.) This keeps floods cheap where the regex engine is slow
+/// (the WebAssembly build).
+#[derive(Default)]
+pub struct Memo {
+    /// The remembered line with its ids cut out, and the ids' total length.
+    template: String,
+    ids_len: usize,
+    translated: bool,
+    parsed: Option<Parsed>,
+}
+
+/// A line's `block: [..]` and `thread: [..]` contents, when it has exactly one of each (in
+/// that order) and they hold only digits, commas and spaces.
+struct Ids<'a> {
+    template: String,
+    block: &'a str,
+    thread: &'a str,
+    /// Where the thread bracket closes.
+    end: usize,
+}
+
+fn ids(norm: &str) -> Option<Ids<'_>> {
+    const B: &str = "block: [";
+    const T: &str = "thread: [";
+    let bracket = |from: usize, key: &str| -> Option<(usize, usize)> {
+        let open = from + norm[from..].find(key)? + key.len();
+        let close = open + norm[open..].find(']')?;
+        Some((open, close))
+    };
+    let (b0, b1) = bracket(0, B)?;
+    let (t0, t1) = bracket(b1, T)?;
+    if norm[t1..].contains(B) || norm[t1..].contains(T) {
+        return None;
+    }
+    let (block, thread) = (&norm[b0..b1], &norm[t0..t1]);
+    let plain = |s: &str| s.bytes().all(|c| c.is_ascii_digit() || c == b',' || c == b' ');
+    if !plain(block) || !plain(thread) {
+        return None;
+    }
+    let template = [&norm[..b0], &norm[b1..t0], &norm[t1..]].concat();
+    Some(Ids { template, block, thread, end: t1 })
+}
+
+impl Memo {
+    /// The record of `norm` when it is the remembered line with other ids.
+    pub fn repeat(&self, norm: &str, translated: bool) -> Option<Parsed> {
+        let last = self.parsed.as_ref()?;
+        let ids = ids(norm)?;
+        if ids.template != self.template || translated != self.translated {
+            return None;
+        }
+        let mut p = last.clone();
+        p.end = p.end - self.ids_len + ids.block.len() + ids.thread.len();
+        p.site.block = triple(ids.block);
+        p.site.thread = triple(ids.thread);
+        Some(p)
+    }
+
+    /// Remembers `norm` and what [`parse`] found in it, when that is one record whose ids
+    /// [`Memo::repeat`] can replace.
+    pub fn remember(&mut self, norm: &str, translated: bool, parsed: &[Parsed]) {
+        self.parsed = None;
+        if let (Some(ids), [one]) = (ids(norm), parsed) {
+            // Only a record that spans both brackets read as ids can be reused.
+            let spans = one.start < ids.end && one.end > ids.end;
+            if spans && one.site.block == triple(ids.block) && one.site.thread == triple(ids.thread) {
+                self.ids_len = ids.block.len() + ids.thread.len();
+                self.template = ids.template;
+                self.translated = translated;
+                self.parsed = Some(one.clone());
+            }
+        }
+    }
+}
+
 /// True when `norm` holds the piece of a kernel record whose start or end was wrapped onto
 /// another line (a terminal that hard-wraps at 80 columns, a paste that breaks lines).
 pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
@@ -189,6 +270,58 @@ pub fn short_function(f: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memo_reads_every_line_as_parse_does() {
+        let rec = |file: &str, b: &str, t: &str, cond: &str| {
+            format!("{file}:92: operator(): block: [{b}], thread: [{t}] Assertion `{cond}` failed.")
+        };
+        let f = "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu";
+        let mut lines = Vec::new();
+        for i in 0..40u32 {
+            lines.push(rec(f, &format!("{},0,0", i / 7), &format!("{},0,0", i * 13 % 128), "index < size"));
+        }
+        lines.extend([
+            rec(f, "1,0,0", "2,0,0", "other < cond"),
+            rec(f, "1,0,0", "2,0,0", "other < cond"),
+            rec("/x/Loss.cu", "1,0,0", "2,0,0", "other < cond"),
+            rec(f, "100000,0,0", "99999 , 1, 2", "other < cond"),
+            rec(f, "60,0:115,0", "2,0,0", "other < cond"),
+            rec(f, "1,0,0", "2,0,0", "other < cond") + " " + &rec(f, "3,0,0", "4,0,0", "x"),
+            rec(f, "1,0,0", "2,0,0", "other < cond").replace(" Assertion", " thread: [1,1,1] Assertion"),
+            rec(f, "1,0,0", "2,0,0", "other < cond").replace("failed.", ""),
+            rec(f, "1,0,0", "2,0,0", "other < cond").replace("`other < cond` failed.", "`other "),
+            rec(f, "1,0,0", "2,0,0", "other < cond"),
+            "block: [1,0,0], thread: [2,0,0]".to_string(),
+            "block: [1,0,0], thread: [3,0,0]".to_string(),
+            rec(f, "", "", "empty ids"),
+            rec(f, "5", "6", "empty ids"),
+        ]);
+        let mut memo = Memo::default();
+        let mut reused = 0;
+        for translated in [false, true, false] {
+            for l in &lines {
+                let got = match memo.repeat(l, translated) {
+                    Some(p) => {
+                        reused += 1;
+                        vec![p]
+                    }
+                    None => {
+                        let v = parse(l, translated);
+                        memo.remember(l, translated, &v);
+                        v
+                    }
+                };
+                assert_eq!(got, parse(l, translated), "{l}");
+            }
+        }
+        assert!(reused > 100, "the memo was used {reused} times");
+        // Other lines in between: nothing is reused across them by the scanner (it forgets),
+        // and a changed template is never taken for a repeat.
+        memo.remember(&lines[0], false, &parse(&lines[0], false));
+        assert!(memo.repeat(&lines[1], true).is_none());
+        assert!(memo.repeat(&lines[40], false).is_none());
+    }
 
     #[test]
     fn short_names() {

@@ -110,6 +110,7 @@ pub struct Scanner {
     tb: TbReader,
     dsa: Option<Dsa>,
     wrap: Option<Wrap>,
+    kernel_memo: kernel::Memo,
     after: Vec<(Target, usize)>,
     /// The last lines read before the current buffer: (line number, byte length, first bytes).
     tail: VecDeque<(u64, usize, Vec<u8>)>,
@@ -143,6 +144,7 @@ impl Scanner {
             tb: TbReader::default(),
             dsa: None,
             wrap: None,
+            kernel_memo: kernel::Memo::default(),
             after: Vec::new(),
             tail: VecDeque::new(),
             carry: Vec::new(),
@@ -155,6 +157,7 @@ impl Scanner {
     /// Starts a notebook cell: line numbers restart at 1.
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
         self.end_block();
+        self.kernel_memo = kernel::Memo::default();
         self.cell = Some(index);
         self.exec = execution_count;
         self.output = None;
@@ -458,13 +461,23 @@ impl Scanner {
         tail: &VecDeque<(u64, usize, Vec<u8>)>,
     ) {
         let norm = normalise(seg);
+        let translated = seg.contains("断言");
+        // The same record as the segment just before, with other block and thread ids (a
+        // kernel prints one per failing thread, often thousands): the rest of this function
+        // would read it exactly as it read that one, so only the record is counted. Any other
+        // segment makes the scanner forget.
+        let memo = std::mem::take(&mut self.kernel_memo);
+        if let Some(p) = memo.repeat(&norm, translated) {
+            self.kernel_memo = memo;
+            self.kernel_hit(p, quote, loc, None);
+            return;
+        }
         let (stripped, had_log) = self.strip_prefix(&norm);
 
         if self.dsa_line(stripped, seg, loc) {
             return;
         }
 
-        let translated = seg.contains("断言");
         let parsed = kernel::parse(&norm, translated);
         let partial = kernel::is_partial(&norm, &parsed);
         if partial && self.wrap.is_none() {
@@ -474,6 +487,11 @@ impl Scanner {
             return;
         }
         if !parsed.is_empty() {
+            if !partial {
+                let mut memo = memo;
+                memo.remember(&norm, translated, &parsed);
+                self.kernel_memo = memo;
+            }
             for p in parsed {
                 let first = self.facts.sites.is_empty();
                 self.kernel_hit(p, quote, loc, None);
