@@ -579,7 +579,7 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     Cause {
         category: r.category,
         rule: r.id.to_string(),
-        confidence: (d.confidence * 100.0).round() / 100.0,
+        confidence: f64::from((d.confidence * 100.0).round()) / 100.0,
         title: t.title.to_string(),
         summary: t.summary.to_string(),
         why: t.why.to_string(),

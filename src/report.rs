@@ -29,6 +29,17 @@ pub enum Verdict {
     Clean,
 }
 
+impl Verdict {
+    /// The verdict's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            Verdict::DeviceAssert => "device_assert",
+            Verdict::OtherCudaError => "other_cuda_error",
+            Verdict::Clean => "clean",
+        }
+    }
+}
+
 /// Why the assert most likely fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
@@ -329,7 +340,7 @@ pub struct Cause {
     /// The id of the rule that concluded it (a file in `rules/`).
     pub rule: String,
     /// 0..1: how sure the engine is.
-    pub confidence: f32,
+    pub confidence: f64,
     /// A short name for the cause.
     pub title: String,
     /// One sentence: what went wrong.
