@@ -1,34 +1,47 @@
 # first-assert: the targets the project keeps.
 #
-#   make serve   builds the engine and shows its reports on the demo inputs
+#   make serve   builds the engine and the page, and serves the page (demo logs included)
+#                on http://127.0.0.1:8000
 #   make test    every test the project has (installs what they need first)
-#   make web     the WebAssembly package and the static page (browser issue)
-#   make bench   throughput on generated logs
+#   make web     the WebAssembly package in www/pkg
+#   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
+#   make report  the CLI's reports on the demo logs, in the terminal
 
 CARGO ?= cargo
+PORT ?= 8000
 BIN := target/release/first-assert
+E2E := tests/e2e
 
-.PHONY: build test tools serve web bench clean
+.PHONY: build test tools web serve report bench clean
 
 build:
 	$(CARGO) build --release --locked
 
 tools:
-	@bash scripts/ensure-tools.sh wasm-target
+	@bash scripts/ensure-tools.sh wasm-target wasm-bindgen chromium npm
+
+web:
+	@bash scripts/build-web.sh
+
+serve: web
+	$(CARGO) build --release --locked --example serve
+	target/release/examples/serve --root www --port $(PORT)
 
 test: tools
 	$(CARGO) test --locked
-	$(CARGO) check --locked --lib --target wasm32-unknown-unknown
+	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --test web
+	@bash scripts/build-web.sh
+	$(CARGO) build --release --locked --bin first-assert --example serve
+	cd $(E2E) && node --test
 
-serve: build
+report: build
 	@for f in www/demo/*; do printf '\n\033[1m=== %s\033[0m\n' "$$f"; $(BIN) --color always "$$f" || true; done
 
-web:
-	@echo "make web: the WebAssembly package and the page come with the browser issue" >&2
-
-bench: build
+bench: build web
 	@bash scripts/bench.sh
+	$(CARGO) build --release --locked --example serve
+	cd $(E2E) && node bench.mjs
 
 clean:
 	$(CARGO) clean
-	rm -rf bench-data
+	rm -rf bench-data www/pkg $(E2E)/node_modules $(E2E)/artifacts

@@ -48,7 +48,7 @@ pub mod scan;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
@@ -92,26 +92,70 @@ pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
 /// file name ends in `.ipynb`), else a log (UTF-16 logs are decoded; invalid UTF-8 is read
 /// lossily and the report says so).
 pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> Result<Report, InputError> {
+    let mut a = TextAnalyzer::new();
+    match classify(bytes, file_name)? {
+        Kind::Notebook(nb) => return Ok(analyze_parsed(&nb, opts)),
+        Kind::Utf16(text) => a.feed(text.as_bytes()),
+        Kind::Utf8(bytes) => a.feed(bytes),
+    }
+    Ok(a.finish(opts))
+}
+
+/// Bytes read the way [`analyze_bytes`] reads them.
+pub enum Decoded {
+    Notebook(Notebook),
+    /// A log, decoded (UTF-16, or UTF-8 with invalid sequences replaced), without a BOM.
+    Text(String),
+}
+
+/// Like [`analyze_bytes`], and hands back the content as read, for a viewer that shows any
+/// line of it (the page).
+pub fn analyze_bytes_keeping(
+    bytes: &[u8],
+    file_name: Option<&str>,
+    opts: &Options,
+) -> Result<(Report, Decoded), InputError> {
+    let mut a = TextAnalyzer::new();
+    let text = match classify(bytes, file_name)? {
+        Kind::Notebook(nb) => return Ok((analyze_parsed(&nb, opts), Decoded::Notebook(nb))),
+        Kind::Utf16(text) => {
+            a.feed(text.as_bytes());
+            text
+        }
+        Kind::Utf8(bytes) => {
+            a.feed(bytes);
+            let text = String::from_utf8_lossy(bytes);
+            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
+        }
+    };
+    Ok((a.finish(opts), Decoded::Text(text)))
+}
+
+enum Kind<'a> {
+    Notebook(Notebook),
+    Utf16(String),
+    Utf8(&'a [u8]),
+}
+
+fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>) -> Result<Kind<'a>, InputError> {
     let is_ipynb = file_name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
     if let Some(e) = input::sniff_binary(bytes) {
         return Err(e);
     }
-    if let Some(le) = input::utf16_order(bytes) {
-        let text = input::decode_utf16(bytes, le);
-        return analyze_bytes(text.as_bytes(), file_name, opts);
-    }
-    if is_ipynb || input::looks_like_notebook(bytes) {
-        let text = String::from_utf8_lossy(bytes);
-        match input::parse_notebook(&text) {
-            Ok(nb) => return Ok(analyze_parsed(&nb, opts)),
+    let utf16 = input::utf16_order(bytes).map(|le| input::decode_utf16(bytes, le));
+    let content = utf16.as_ref().map_or(bytes, |t| t.as_bytes());
+    if is_ipynb || input::looks_like_notebook(content) {
+        match input::parse_notebook(&String::from_utf8_lossy(content)) {
+            Ok(nb) => return Ok(Kind::Notebook(nb)),
             Err(e) if is_ipynb => return Err(e),
             // JSON-looking text that is not a notebook: read it as a log.
             Err(_) => {}
         }
     }
-    let mut a = TextAnalyzer::new();
-    a.feed(bytes);
-    Ok(a.finish(opts))
+    Ok(match utf16 {
+        Some(text) => Kind::Utf16(text),
+        None => Kind::Utf8(bytes),
+    })
 }
 
 /// Analyses a log that arrives in chunks, with bounded memory.

@@ -4,7 +4,7 @@
 
 use crate::i18n::{location, Lang, Msg};
 use crate::input::Cell;
-use crate::report::{Report, Verdict};
+use crate::report::Report;
 use crate::scan::normalize::strip_escapes;
 
 /// Where a jump lands: a line of the input, or of a cell's output text.
@@ -246,15 +246,6 @@ pub fn fingerprint(bytes: &[u8]) -> String {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{h:016x}")
-}
-
-/// The verdict as a word for CSS.
-pub fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::DeviceAssert => "device-assert",
-        Verdict::OtherCudaError => "other-cuda-error",
-        Verdict::Clean => "clean",
-    }
 }
 
 #[cfg(test)]

@@ -181,10 +181,13 @@ fn js_err(e: JsValue) -> JsError {
     JsError::new(&e.as_string().unwrap_or_else(|| format!("{e:?}")))
 }
 
+/// An event listener the session added: the element, the event, the callback.
+type Listener = (Element, &'static str, Closure<dyn FnMut(Event)>);
+
 /// What a session remembers between calls.
 struct State {
     source: Source,
-    format: &'static str,
+    format: String,
     report: Report,
     target: Option<Target>,
     key: String,
@@ -198,7 +201,7 @@ struct State {
 #[wasm_bindgen]
 pub struct Session {
     state: Rc<RefCell<Option<State>>>,
-    listeners: Vec<(Element, &'static str, Closure<dyn FnMut(Event)>)>,
+    listeners: Vec<Listener>,
 }
 
 impl Default for Session {
@@ -225,7 +228,7 @@ impl Session {
         let o = options(&opts)?;
         let report = crate::analyze_text(&text, &o);
         let key = view::fingerprint(text.as_bytes());
-        self.keep(Source::text(text), "text", report, key)
+        self.keep(Source::text(text), "text".into(), report, key)
     }
 
     /// Analyses a notebook or a cell list given as JSON text, and keeps its cells.
@@ -240,7 +243,28 @@ impl Session {
         let key = view::fingerprint(json.as_bytes());
         let mut report = crate::analyze_cells(&nb.cells, &o);
         report.input.format = nb.format.to_string();
-        self.keep(Source::Cells(nb.cells), nb.format, report, key)
+        self.keep(Source::Cells(nb.cells), nb.format.into(), report, key)
+    }
+
+    /// Analyses the bytes of a file (a log in UTF-8 or UTF-16, a notebook, a cell list) as the
+    /// CLI would, and keeps its content. `fileName` decides nothing but that a `.ipynb` must
+    /// be a notebook.
+    #[wasm_bindgen(js_name = analyzeBytes, unchecked_return_type = "Report")]
+    pub fn analyze_bytes(
+        &mut self,
+        bytes: &[u8],
+        #[wasm_bindgen(js_name = fileName)] file_name: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let o = options(&opts)?;
+        let (report, decoded) = crate::analyze_bytes_keeping(bytes, file_name.as_deref(), &o)
+            .map_err(|e| JsError::new(&e.message(o.lang)))?;
+        let source = match decoded {
+            crate::Decoded::Notebook(nb) => Source::Cells(nb.cells),
+            crate::Decoded::Text(text) => Source::text(text),
+        };
+        let format = report.input.format.clone();
+        self.keep(source, format, report, view::fingerprint(bytes))
     }
 
     /// Analyses cells given as JavaScript objects, and keeps them.
@@ -254,7 +278,7 @@ impl Session {
         let (cells, format) = cells_from(cells)?;
         let bytes = serde_json::to_vec(&cells).unwrap_or_default();
         let report = crate::analyze_cells(&cells, &o);
-        self.keep(Source::Cells(cells), format, report, view::fingerprint(&bytes))
+        self.keep(Source::Cells(cells), format.into(), report, view::fingerprint(&bytes))
     }
 
     /// The current report (`null` before any analysis).
@@ -278,7 +302,7 @@ impl Session {
                 Source::Text { text, .. } => crate::analyze_text(text, &o),
                 Source::Cells(cells) => crate::analyze_cells(cells, &o),
             };
-            report.input.format = s.format.to_string();
+            report.input.format = s.format.clone();
             s.report = report;
         }
         self.rerender()?;
@@ -309,7 +333,7 @@ impl Session {
         self.state.borrow().as_ref().map(|s| s.key.clone())
     }
 
-    fn keep(&mut self, source: Source, format: &'static str, report: Report, key: String) -> Result<JsValue, JsError> {
+    fn keep(&mut self, source: Source, format: String, report: Report, key: String) -> Result<JsValue, JsError> {
         let key = format!("first-assert:steps:{key}");
         let done = load_done(&key);
         let root = self.state.borrow_mut().take().and_then(|s| s.root);

@@ -29,9 +29,9 @@ pub fn render(root: &Element, r: &Report, cx: &Context<'_>) -> R<Vec<String>> {
     let l = r.lang;
     let mut snippets = Vec::new();
     root.set_text_content(None);
-    root.set_class_name(&format!("fa-report verdict-{}", view::verdict_class(r.verdict)));
+    root.set_class_name(&format!("fa-report verdict-{}", r.verdict.id()));
     root.set_attribute("lang", if l == Lang::Zh { "zh-Hans" } else { "en" })?;
-    root.set_attribute("data-verdict", view::verdict_class(r.verdict))?;
+    root.set_attribute("data-verdict", r.verdict.id())?;
 
     let head = text(&d, "p", "fa-headline", &r.headline)?;
     head.set_attribute("data-testid", "headline")?;
@@ -195,7 +195,8 @@ pub fn render(root: &Element, r: &Report, cx: &Context<'_>) -> R<Vec<String>> {
                 add(&legend, text(&d, "span", &format!("fa-key mark-{}", m.class()), msg.text(l))?)?;
             }
             s.append_child(&legend)?;
-            let map = el(&d, "div", "fa-map")?;
+            let kind = if matches!(src, Source::Cells(_)) { "fa-map cells" } else { "fa-map lines" };
+            let map = el(&d, "div", kind)?;
             map.set_attribute("role", "list")?;
             for e in view::map(r, src, l) {
                 let node = match e.target {
@@ -266,7 +267,7 @@ pub fn render_window(w: &Element, r: &Report, src: &Source, t: Target) -> R<()> 
     w.set_text_content(None);
     w.set_attribute("data-cell", &t.cell.map(|c| c.to_string()).unwrap_or_default())?;
     w.set_attribute("data-line", &t.line.to_string())?;
-    add(&w, text(&d, "h3", "", &Msg::ViewWindowAt.fill(l, &[("at", &view::where_(r, t.cell, t.line))]))?)?;
+    add(w, text(&d, "h3", "", &Msg::ViewWindowAt.fill(l, &[("at", &view::where_(r, t.cell, t.line))]))?)?;
     let lines = el(&d, "div", "fa-lines")?;
     for wl in view::window(r, src, t) {
         let row = line_row(&d, wl.no, &wl.text, wl.mark)?;
@@ -305,8 +306,15 @@ fn text(d: &Document, tag: &str, class: &str, s: &str) -> R<Element> {
     Ok(e)
 }
 
+/// Like [`text`] for text of several lines (code), which keeps its line breaks.
+fn lines_text(d: &Document, tag: &str, class: &str, s: &str) -> R<Element> {
+    let e = el(d, tag, class)?;
+    e.set_text_content(Some(&s.split('\n').map(sanitize).collect::<Vec<_>>().join("\n")));
+    Ok(e)
+}
+
 fn section(d: &Document, root: &Element, testid: &str, title: &str) -> R<Element> {
-    let s = el(d, "section", &format!("fa-section fa-{testid}"))?;
+    let s = el(d, "section", &format!("fa-section fa-section-{testid}"))?;
     s.set_attribute("data-testid", testid)?;
     add(&s, text(d, "h2", "", title)?)?;
     root.append_child(&s)?;
@@ -315,7 +323,7 @@ fn section(d: &Document, root: &Element, testid: &str, title: &str) -> R<Element
 
 fn paragraphs(d: &Document, parent: &Element, s: &str) -> R<()> {
     for p in s.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
-        add(&parent, text(d, "p", "", &p.replace('\n', " "))?)?;
+        add(parent, text(d, "p", "", &p.replace('\n', " "))?)?;
     }
     Ok(())
 }
@@ -346,7 +354,7 @@ fn jump_target_button(d: &Document, label: &str, t: Target) -> R<Element> {
 fn code_block(d: &Document, l: Lang, code: &str, snippets: &mut Vec<String>) -> R<Element> {
     let wrap = el(d, "div", "fa-code")?;
     let pre = el(d, "pre", "")?;
-    add(&pre, text(d, "code", "", code)?)?;
+    add(&pre, lines_text(d, "code", "", code)?)?;
     wrap.append_child(&pre)?;
     let b = text(d, "button", "fa-copy", Msg::ViewCopy.text(l))?;
     b.set_attribute("type", "button")?;

@@ -3,6 +3,7 @@
 //! fields an expectation lists are checked, so each case states what it is about.
 //!
 //! All inputs are written by us, modelled on the formats seen in public logs.
+#![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::{analyze_bytes, Options, Report};
 use serde_json::Value;

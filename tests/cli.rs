@@ -1,4 +1,5 @@
 //! The `first-assert` command: usage, exit codes, output forms, terminal safety and bad input.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
 //! The JSON contract of DESIGN.md: field names, types and meanings that consumers (the page,
 //! the adapters, scripts) rely on. Fields may be added; none may be renamed or retyped without
 //! bumping `schema`.
+#![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::{analyze_bytes, Options, SCHEMA};
 use serde_json::Value;

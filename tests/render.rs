@@ -1,6 +1,7 @@
 //! Snapshots of the human-readable report in English and Chinese. Review changes with
 //! `cargo insta review` (or rerun with INSTA_UPDATE=always and read the diff); never edit the
 //! `.snap` files by hand.
+#![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::render::{text, TextOptions};
 use first_assert::{analyze_bytes, Lang, Options};

@@ -1,5 +1,6 @@
 //! Hostile and broken input: the engine must never panic, never hang, and keep its bounds.
 //! Mutations are seeded, so a failure reproduces.
+#![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::{analyze_bytes, analyze_notebook, analyze_text, Options, TextAnalyzer, Verdict};
 use std::path::Path;

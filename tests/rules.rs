@@ -1,5 +1,6 @@
 //! Meta-tests over the rule data in `rules/`: every rule is documented in both languages, has
 //! fixtures, is explained by its own examples and not by its near misses.
+#![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::rules::{ruleset, Scope, RULES};
 use first_assert::{analyze_text, Lang, Options, Verdict};

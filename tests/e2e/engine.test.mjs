@@ -1,0 +1,114 @@
+// The WebAssembly package against the native CLI: the same report, field for field, on every
+// input the project has (tests/cases and the demos), in both languages. The package runs on
+// V8 here, the engine of the browsers it ships to. Also: random bytes never trap it.
+
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { ROOT, WWW, CLI } from "./lib.mjs";
+
+let pkg;
+before(async () => {
+  pkg = await import(path.join(WWW, "pkg/first_assert.js"));
+  pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
+});
+
+function inputs() {
+  const cases = path.join(ROOT, "tests/cases");
+  const files = readdirSync(cases)
+    .filter((f) => /\.(log|ipynb|json)$/.test(f) && !f.endsWith(".expect.json"))
+    .map((f) => path.join(cases, f));
+  const demos = readdirSync(path.join(WWW, "demo")).map((f) => path.join(WWW, "demo", f));
+  return [...files, ...demos];
+}
+
+/** The CLI's JSON report, or its error message (exit code 2). */
+function native(file, lang) {
+  try {
+    return { report: JSON.parse(execFileSync(CLI, ["--json", "--lang", lang, file], { stdio: "pipe" })) };
+  } catch (e) {
+    if (e.status === 1) return { report: JSON.parse(e.stdout) };
+    if (e.status === 2) return { error: e.stderr.toString().trim() };
+    throw e;
+  }
+}
+
+test("the package and the CLI give the same report on every input", () => {
+  const files = inputs();
+  assert.ok(files.length >= 45, `only ${files.length} inputs`);
+  let compared = 0;
+  for (const lang of ["en", "zh"]) {
+    for (const file of files) {
+      const want = native(file, lang);
+      const s = new pkg.Session();
+      let got;
+      try {
+        got = { report: s.analyzeBytes(readFileSync(file), path.basename(file), { lang }) };
+      } catch (e) {
+        got = { error: e.message };
+      } finally {
+        s.free();
+      }
+      if (want.error) {
+        assert.ok(got.error, `${file}: the CLI refused it (${want.error}) but the package did not`);
+        assert.ok(want.error.endsWith(got.error), `${file}: ${want.error} vs ${got.error}`);
+      } else {
+        assert.deepEqual(got, want, `${path.basename(file)} (${lang})`);
+      }
+      compared++;
+    }
+  }
+  assert.equal(compared, files.length * 2);
+});
+
+test("the plain functions agree with the session", () => {
+  const log = readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8");
+  const s = new pkg.Session();
+  const a = pkg.analyze(log, { lang: "zh" });
+  assert.deepEqual(a, s.analyzeText(log, { lang: "zh" }));
+  const nb = readFileSync(path.join(WWW, "demo/colab-nll-labels.ipynb"), "utf8");
+  const b = pkg.analyzeNotebook(nb);
+  assert.deepEqual(pkg.analyzeCells(JSON.parse(nb).cells).first_assert, b.first_assert);
+  assert.equal(b.input.format, "notebook");
+  assert.match(pkg.version(), /^\d+\.\d+\.\d+/);
+  const m = pkg.messages("zh");
+  assert.equal(typeof m.page_title, "string");
+  assert.notEqual(m.page_title, pkg.messages("en").page_title);
+  assert.throws(() => pkg.analyze("x", { lang: "de" }), /unknown language/);
+  assert.throws(() => pkg.analyze("x", { language: "zh" }), /bad options/);
+  assert.throws(() => pkg.analyzeNotebook("{"), Error);
+  assert.throws(() => pkg.analyzeCells(42), /neither an object with `cells` nor a list of cells/);
+});
+
+test("random and mangled input never traps the package", () => {
+  let seed = 0x2545f491;
+  const rnd = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
+  const corpus = inputs().map((f) => readFileSync(f));
+  const s = new pkg.Session();
+  for (let i = 0; i < 400; i++) {
+    const base = corpus[rnd() % corpus.length];
+    const bytes = Uint8Array.from(base);
+    for (let k = 0; k < 1 + (rnd() % 20); k++) {
+      const at = rnd() % Math.max(1, bytes.length);
+      bytes[at] = rnd() & 0xff;
+    }
+    const cut = bytes.subarray(0, rnd() % (bytes.length + 1));
+    for (const name of [undefined, "x.ipynb", "y.log"]) {
+      try {
+        s.analyzeBytes(cut, name, {});
+      } catch (e) {
+        // A refusal is fine; a trap ("unreachable", a RuntimeError) is not.
+        assert.ok(!(e instanceof WebAssembly.RuntimeError), `trap on case ${i}: ${e}`);
+      }
+    }
+  }
+  // Still alive.
+  assert.equal(s.analyzeText("RuntimeError: CUDA error: device-side assert triggered", {}).verdict, "device_assert");
+});

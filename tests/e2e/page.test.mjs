@@ -1,0 +1,195 @@
+// The page end to end, in headless Chromium: paste, open a notebook, switch language, keep the
+// checklist, work offline, never leave the origin. Expected values come from the native CLI
+// on the same files, so the page is checked against the engine, not against copied answers.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { serve, launch, openPage, cliReport, artifactsDir, ROOT, WWW } from "./lib.mjs";
+
+const VOCAB_LOG = path.join(WWW, "demo/embedding-vocab.log");
+const ECHO_NOTEBOOK = path.join(WWW, "demo/echoes-later-cells.ipynb");
+const BCE_LOG = path.join(ROOT, "tests/cases/cublas-after-assert.log");
+
+let srv, browser;
+before(async () => {
+  srv = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  srv?.close();
+});
+
+/** Every request of the page went to its own origin (or was inline data). */
+function assertSameOrigin(log) {
+  assert.ok(log.requests.length > 0);
+  for (const u of log.requests) {
+    assert.ok(u.startsWith(srv.origin + "/") || u.startsWith("data:"), `request left the origin: ${u}`);
+  }
+  assert.deepEqual(log.errors, [], "no page or console errors");
+  assert.deepEqual(log.violations, [], "no CSP violations");
+}
+
+const firstLine = (text) => text.split("\n").find((l) => l.trim()) ?? "";
+
+test("paste a log: the first assert and its cause are shown", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const want = cliReport(BCE_LOG);
+  await page.fill("[data-testid=log-input]", readFileSync(BCE_LOG, "utf8"));
+  const first = page.locator("[data-testid=first-assert]");
+  await first.waitFor();
+  assert.ok((await first.textContent()).includes(firstLine(want.first_assert.text).slice(0, 60)));
+  const cause = page.locator("[data-testid=cause]");
+  assert.equal(await cause.getAttribute("data-category"), want.cause.category);
+  assert.equal(await cause.getAttribute("data-rule"), want.cause.rule);
+  assert.equal(await page.locator("[data-testid=headline]").textContent(), want.headline);
+  assert.equal(await page.locator("[data-testid=echo]").count(), want.echoes.length);
+  await page.screenshot({ path: path.join(artifactsDir(), "paste-report.png"), fullPage: true });
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("typing analyses as you go, and Clear empties the view", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const input = page.locator("[data-testid=log-input]");
+  await input.pressSequentially("RuntimeError: CUDA error: device-side assert triggered\n", { delay: 2 });
+  await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
+  await page.click("[data-testid=clear]");
+  await page.waitForSelector("[data-testid=report] .empty");
+  assert.equal(await input.inputValue(), "");
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("open a notebook: the right cell and its echoes", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const want = cliReport(ECHO_NOTEBOOK);
+  assert.ok(want.echoes.length >= 2 && want.first_assert.cell !== null, "the demo has echoes in later cells");
+  await page.setInputFiles("[data-testid=file-input]", ECHO_NOTEBOOK);
+  await page.locator("[data-testid=first-assert]").waitFor();
+  // The window opens on the first assert's cell and marks its line.
+  const win = page.locator("[data-testid=window]");
+  assert.equal(await win.getAttribute("data-cell"), String(want.first_assert.cell));
+  assert.equal(await win.getAttribute("data-line"), String(want.first_assert.line));
+  // The echoes are listed, each pointing at its cell; clicking one shows that cell.
+  const echoes = page.locator("[data-testid=echo] [data-action=jump]");
+  assert.equal(await echoes.count(), want.echoes.length);
+  for (const [i, e] of want.echoes.entries()) {
+    assert.equal(await echoes.nth(i).getAttribute("data-cell"), String(e.cell));
+  }
+  const last = want.echoes.at(-1);
+  await echoes.nth(want.echoes.length - 1).click();
+  await page.waitForSelector(`[data-testid=window][data-cell="${last.cell}"]`);
+  assert.ok((await page.locator("[data-testid=window] .mark-echo").count()) >= 1);
+  // One map chip per cell, the first assert's chip marked.
+  assert.equal(await page.locator("[data-testid=map] .fa-bin").count(), want.input.cells);
+  assert.equal(await page.locator("[data-testid=map] .fa-bin.mark-first").count(), 1);
+  await page.screenshot({ path: path.join(artifactsDir(), "notebook-report.png"), fullPage: true });
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("Chinese: picked from the browser's language, switchable, remembered", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "zh-CN" });
+  const { page, log } = await openPage(ctx, srv.url + "?demo=embedding-vocab.log");
+  const wantZh = cliReport(VOCAB_LOG, "zh");
+  assert.equal(await page.getAttribute("html", "lang"), "zh-Hans");
+  await page.locator("[data-testid=cause]").waitFor();
+  assert.equal(await page.locator("[data-testid=headline]").textContent(), wantZh.headline);
+
+  await page.selectOption("[data-testid=lang-select]", "en");
+  const wantEn = cliReport(VOCAB_LOG, "en");
+  await page.waitForFunction((h) => document.querySelector("[data-testid=headline]")?.textContent === h, wantEn.headline);
+  assert.equal(await page.getAttribute("html", "lang"), "en");
+  assert.equal(await page.locator("[data-i18n=page_open]").first().textContent(), "Open a file");
+
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  assert.equal(await page.getAttribute("html", "lang"), "en", "the choice outlives a reload");
+  await page.selectOption("[data-testid=lang-select]", "zh");
+  await page.screenshot({ path: path.join(artifactsDir(), "report-zh.png"), fullPage: true });
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("checklist ticks survive a reload, per input", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const text = readFileSync(VOCAB_LOG, "utf8");
+  await page.fill("[data-testid=log-input]", text);
+  const steps = page.locator("[data-testid=checklist] input[type=checkbox]");
+  await steps.first().waitFor();
+  await steps.nth(0).check();
+  await steps.nth(2).check();
+
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  await page.fill("[data-testid=log-input]", text);
+  await steps.first().waitFor();
+  assert.equal(await steps.nth(0).isChecked(), true);
+  assert.equal(await steps.nth(1).isChecked(), false);
+  assert.equal(await steps.nth(2).isChecked(), true);
+
+  // Another input has its own list.
+  await page.fill("[data-testid=log-input]", text + "\nepoch 2\n");
+  await page.waitForFunction(() => !document.querySelector("[data-testid=checklist] input:checked"));
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("bad files get a clear message, not a broken page", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  await page.setInputFiles("[data-testid=file-input]", {
+    name: "broken.ipynb",
+    mimeType: "application/json",
+    buffer: Buffer.from('{"cells": [ {"outputs": '),
+  });
+  await page.waitForSelector("[data-testid=status].error");
+  assert.match(await page.locator("[data-testid=status]").textContent(), /Could not read the input: .+/);
+  await page.setInputFiles("[data-testid=file-input]", { name: "x.zip", mimeType: "application/zip", buffer: Buffer.from("PK\x03\x04rest") });
+  await page.waitForFunction(() => /zip/i.test(document.querySelector("[data-testid=status]").textContent));
+  // The page still works.
+  await page.click("[data-testid=demo-bce]");
+  await page.locator("[data-testid=cause]").waitFor();
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("drag and drop a file onto the page", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const bytes = [...readFileSync(VOCAB_LOG)];
+  await page.evaluate((bytes) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], "dropped.log", { type: "text/plain" }));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, bytes);
+  await page.locator("[data-testid=cause]").waitFor();
+  assert.match(await page.locator("[data-testid=status]").textContent(), /dropped\.log/);
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("offline after the first visit", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page } = await openPage(ctx, srv.url);
+  await page.evaluate(() =>
+    Promise.race([navigator.serviceWorker.ready, new Promise((_, no) => setTimeout(() => no(new Error("no service worker")), 5000))]),
+  );
+  await page.reload(); // now controlled by the service worker, which has cached the shell
+  await page.waitForSelector("html[data-ready=true]");
+  await ctx.setOffline(true);
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  await page.click("[data-testid=demo-colab]");
+  await page.locator("[data-testid=cause]").waitFor();
+  await ctx.close();
+});

@@ -1,0 +1,273 @@
+// The page's bootstrap: loads the engine, wires the paste box, the file picker, drag and drop,
+// the demos, the language switch and embedded mode to it. It decides nothing about logs: the
+// engine (Rust, in pkg/) analyses and renders. Every text from the input reaches the DOM
+// through the engine's renderer or through textContent here.
+
+import init, { Session, messages, version } from "./pkg/first_assert.js";
+import * as protocol from "./protocol.js";
+
+/** The largest input the page reads (the engine streams; the page also keeps the input to
+ * show any line of it). Bigger logs: the command-line tool. */
+const MAX_BYTES = 100 * 1024 * 1024;
+/** Quiet time after the last keystroke before analysing typed or pasted text. */
+const DEBOUNCE_MS = 150;
+const LANG_KEY = "first-assert:lang";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const embedded = params.has("embed");
+
+let session;
+let lang = "en";
+let texts = {};
+/** Where embedded-mode answers and reveal requests go: the last accepted host. */
+let host = null;
+
+function store() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // storage blocked (sandboxed frame, privacy settings): nothing is remembered
+  }
+}
+
+function pickLang() {
+  const asked = params.get("lang");
+  if (asked === "en" || asked === "zh") return asked;
+  const kept = store()?.getItem(LANG_KEY);
+  if (kept === "en" || kept === "zh") return kept;
+  const langs = navigator.languages?.length ? navigator.languages : [navigator.language || "en"];
+  for (const l of langs) {
+    const tag = String(l).toLowerCase();
+    if (tag.startsWith("zh")) return "zh";
+    if (tag.startsWith("en")) return "en";
+  }
+  return "en";
+}
+
+function fill(key, args = {}) {
+  return (texts[key] ?? key).replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
+}
+
+function applyTexts() {
+  texts = messages(lang);
+  document.documentElement.lang = lang === "zh" ? "zh-Hans" : "en";
+  document.title = fill("page_title");
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = fill(el.dataset.i18n);
+  $("log").placeholder = fill("page_placeholder");
+  $("lang").value = lang;
+}
+
+function status(text, kind = "") {
+  const s = $("status");
+  s.textContent = text;
+  s.className = "status" + (kind ? " " + kind : "");
+  s.setAttribute("role", kind === "error" ? "alert" : "status");
+}
+
+function tooLarge(bytes) {
+  const mb = (n) => Math.round((n / 1024 / 1024) * 10) / 10;
+  status(fill("page_too_large", { mb: mb(bytes), max: mb(MAX_BYTES) }), "error");
+}
+
+/** Runs one analysis and shows it; engine errors (a broken notebook, a binary file) become a
+ * clear message instead of a report. */
+function show(analyse, origin = "") {
+  try {
+    const report = analyse();
+    session.render($("report"));
+    status(origin);
+    return report;
+  } catch (e) {
+    clearReport(); // no stale report under the error
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+    return null;
+  }
+}
+
+function analyseBytes(bytes, name, origin) {
+  if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
+  return show(() => session.analyzeBytes(bytes, name ?? undefined, { lang }), origin);
+}
+
+const encoder = new TextEncoder();
+function analysePasted() {
+  const text = $("log").value;
+  if (text.trim() === "") return clearReport();
+  if (text.length > MAX_BYTES) return tooLarge(text.length);
+  // As bytes, so a pasted notebook is read as one and the checklist of a log is the same
+  // whether it was pasted or opened.
+  analyseBytes(encoder.encode(text), null, "");
+}
+
+function clearReport() {
+  session.free();
+  session = new Session();
+  const r = $("report");
+  r.replaceChildren();
+  r.className = "";
+  const p = document.createElement("p");
+  p.className = "empty";
+  p.dataset.i18n = "page_empty";
+  p.textContent = fill("page_empty");
+  r.append(p);
+  status("");
+}
+
+async function openFile(file) {
+  if (!file) return;
+  if (file.size > MAX_BYTES) return tooLarge(file.size);
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    $("log").value = "";
+    analyseBytes(bytes, file.name, `${file.name} · ${Math.max(1, Math.round(file.size / 1024))} KB`);
+  } catch (e) {
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+  }
+}
+
+async function openDemo(name) {
+  try {
+    const res = await fetch(`demo/${encodeURIComponent(name)}`);
+    if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    // A log is shown in the paste box; a notebook's JSON would only be noise there.
+    $("log").value = name.endsWith(".ipynb") ? "" : new TextDecoder().decode(bytes);
+    analyseBytes(bytes, name, name);
+  } catch (e) {
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+  }
+}
+
+function setLang(l) {
+  lang = l;
+  store()?.setItem(LANG_KEY, l);
+  applyTexts();
+  try {
+    session.setLang(l);
+  } catch (e) {
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+  }
+}
+
+function wire() {
+  let timer = 0;
+  $("log").addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(analysePasted, DEBOUNCE_MS);
+  });
+  $("file").addEventListener("change", (e) => {
+    openFile(e.target.files?.[0]);
+    e.target.value = ""; // the same file again is a new request
+  });
+  $("clear").addEventListener("click", () => {
+    $("log").value = "";
+    clearReport();
+  });
+  for (const b of document.querySelectorAll("[data-demo]")) b.addEventListener("click", () => openDemo(b.dataset.demo));
+  $("lang").addEventListener("change", (e) => setLang(e.target.value === "zh" ? "zh" : "en"));
+
+  // Drag and drop anywhere on the page.
+  const zone = $("dropzone");
+  let depth = 0;
+  const hasFiles = (e) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+  window.addEventListener("dragenter", (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth++;
+    zone.classList.add("active");
+  });
+  window.addEventListener("dragover", (e) => {
+    if (hasFiles(e)) e.preventDefault();
+  });
+  window.addEventListener("dragleave", () => {
+    if (--depth <= 0) {
+      depth = 0;
+      zone.classList.remove("active");
+    }
+  });
+  window.addEventListener("drop", (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth = 0;
+    zone.classList.remove("active");
+    openFile(e.dataTransfer.files[0]);
+  });
+}
+
+// Embedded mode: see protocol.js for the messages.
+function wireEmbedded() {
+  document.body.classList.add("embedded");
+  status(fill("page_embedded_waiting"));
+  window.addEventListener("message", onMessage);
+  const hello = protocol.ready(version());
+  // "ready" carries no data, so it may go to whoever framed or opened the page.
+  for (const w of new Set([window.parent, window.opener])) {
+    if (w && w !== window) w.postMessage(hello, "*");
+  }
+  // Jumps inside the report also ask the host to show the place in the notebook.
+  $("report").addEventListener("click", (e) => {
+    const b = e.target instanceof Element ? e.target.closest("[data-action=jump][data-cell]") : null;
+    if (!b || !host) return;
+    send(host, protocol.reveal(Number(b.dataset.cell), Number(b.dataset.line)));
+  });
+}
+
+function send(to, msg) {
+  if (to.port) to.port.postMessage(msg);
+  else to.source?.postMessage(msg, to.origin);
+}
+
+function onMessage(e) {
+  let req;
+  try {
+    req = protocol.parseMessage(e.data);
+  } catch (err) {
+    if (protocol.isAllowedOrigin(e.origin, location.origin)) {
+      send({ source: e.source, origin: e.origin, port: e.ports?.[0] }, protocol.refusal(e.data?.id, err.message));
+    }
+    return;
+  }
+  if (!req) return; // not ours
+  if (!protocol.isAllowedOrigin(e.origin, location.origin)) {
+    // Refused without an answer: a page we do not know learns nothing from us.
+    status(fill("page_read_error", { error: `messages from ${e.origin} are not accepted` }), "error");
+    return;
+  }
+  const to = { source: e.source, origin: e.origin, port: e.ports?.[0] };
+  if (req.kind === "hello") return send(to, protocol.ready(version()));
+  host = to;
+  if (req.lang && req.lang !== lang) {
+    lang = req.lang;
+    applyTexts();
+  }
+  const report = show(
+    () => (req.cells ? session.analyzeCells(req.cells, { lang }) : session.analyzeBytes(encoder.encode(req.text), undefined, { lang })),
+    req.title ?? "",
+  );
+  send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
+}
+
+async function boot() {
+  await init();
+  session = new Session();
+  lang = pickLang();
+  applyTexts();
+  $("version").textContent = version();
+  wire();
+  if (embedded) wireEmbedded();
+  const demo = params.get("demo");
+  if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
+  document.documentElement.dataset.ready = "true";
+  performance.mark("first-assert:interactive");
+  if ("serviceWorker" in navigator && location.protocol !== "file:" && !params.has("nosw")) {
+    // Offline after the first visit; a failure only means no offline copy.
+    navigator.serviceWorker.register("sw.js").catch(() => {});
+  }
+}
+
+boot().catch((e) => {
+  const s = $("status");
+  s.textContent = `first-assert could not start: ${e?.message ?? e}`;
+  s.className = "status error";
+});
