@@ -15,14 +15,15 @@
 pub mod facts;
 pub mod host;
 pub mod kernel;
+pub mod keywords;
 pub mod normalize;
 pub mod patterns;
 pub mod traceback;
 
 use crate::report::{KernelSite, Location};
 use crate::rules::{condition_key, ruleset, RuleSet};
-use aho_corasick::{AhoCorasick, MatchKind};
 use facts::*;
+use keywords::Keywords;
 use normalize::{clip, normalise, segments, strip_escapes, window};
 use patterns::{patterns, Patterns};
 use std::collections::VecDeque;
@@ -62,12 +63,12 @@ const KEYWORDS: &[&str] = &[
     "断言",
 ];
 
-fn keywords() -> &'static AhoCorasick {
-    static K: OnceLock<AhoCorasick> = OnceLock::new();
+fn keywords() -> &'static Keywords {
+    static K: OnceLock<Keywords> = OnceLock::new();
     K.get_or_init(|| {
         let mut k: Vec<&str> = KEYWORDS.to_vec();
         k.extend(ruleset().message_keywords());
-        AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(k).expect("keywords compile")
+        Keywords::new(&k)
     })
 }
 
@@ -101,7 +102,7 @@ pub struct Scanner {
     facts: Facts,
     rs: &'static RuleSet,
     p: &'static Patterns,
-    kw: &'static AhoCorasick,
+    kw: &'static Keywords,
     order: u64,
     line: u64,
     cell: Option<u32>,
@@ -331,8 +332,8 @@ impl Scanner {
                         }
                         break;
                     }
-                    Some(m) => {
-                        let hit = pos + m.start();
+                    Some(start) => {
+                        let hit = pos + start;
                         let ls = memchr::memrchr(b'\n', &buf[pos..hit]).map_or(pos, |i| pos + i + 1);
                         if ls > pos {
                             self.advance(memchr::memchr_iter(b'\n', &buf[pos..ls]).count() as u64);
