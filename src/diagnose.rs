@@ -425,7 +425,7 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
     // Notebook cells, in run order: where it was set, where torch was imported, where CUDA
     // was first used.
     let mut cells: Vec<_> = facts.cells.iter().filter(|c| c.execution_count.is_some()).collect();
-    cells.sort_unstable_by_key(|c| c.order);
+    crate::order::sort_by_key(&mut cells, |c| (c.order, 0));
     let first_cell_exec = first.and_then(|l| l.at.execution_count);
     let mut set_at: Option<(usize, usize, Location)> = None;
     let mut import_at: Option<(usize, usize)> = None;
@@ -677,7 +677,12 @@ fn notes(
         add("several_sites", Msg::NoteSeveralSites.fill(lang, &[("n", &facts.sites.len())]));
     }
     if verdict == Verdict::DeviceAssert && echo_count > 1 {
-        let cells: std::collections::BTreeSet<u32> = facts.host.iter().filter_map(|h| h.loc.at.cell).collect();
+        let mut cells: Vec<u32> = Vec::new();
+        for c in facts.host.iter().filter_map(|h| h.loc.at.cell) {
+            if !cells.contains(&c) {
+                cells.push(c);
+            }
+        }
         if cells.len() > 1 {
             add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &cells.len())]));
         }

@@ -54,6 +54,7 @@ mod web;
 
 mod checklist;
 mod diagnose;
+mod order;
 
 pub use i18n::{Lang, Msg};
 pub use input::{Cell, InputError, Notebook, Output};
@@ -257,9 +258,9 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     s.set_cell_count(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32));
     // Cells in the order they ran; cells that never ran (no execution count) after those
     // that did, in page order.
-    let mut order: Vec<&Cell> = nb.cells.iter().collect();
-    order.sort_unstable_by_key(|c| (c.execution_count.unwrap_or(i64::MAX), c.index));
-    for (run, c) in order.iter().enumerate() {
+    let mut run_order: Vec<&Cell> = nb.cells.iter().collect();
+    order::sort_by_key(&mut run_order, |c| (order::ordered(c.execution_count.unwrap_or(i64::MAX)), u64::from(c.index)));
+    for (run, c) in run_order.iter().enumerate() {
         if c.cell_type == "code" || c.cell_type.is_empty() {
             s.cell_source(CellSource {
                 index: c.index,

@@ -234,10 +234,12 @@ impl RuleSet {
 
     /// The literals that message patterns need the scanner to read.
     pub fn message_keywords(&self) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> =
-            self.rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword).collect();
-        v.sort_unstable();
-        v.dedup();
+        let mut v: Vec<&'static str> = Vec::new();
+        for k in self.rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword) {
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        }
         v
     }
 
@@ -328,7 +330,7 @@ impl RuleSet {
                 (pi, text)
             })
             .collect();
-        v.sort_unstable_by_key(|(pi, _)| *pi);
+        crate::order::sort_by_key(&mut v, |(pi, _)| (*pi as u64, 0));
         v
     }
 
