@@ -68,11 +68,15 @@ impl Msg {
     }
 }
 
-/// Says where something is: `line 12`, or `cell 3, line 12` in a notebook.
+/// Says where something is: `line 12`, or `cell [3], line 12` in a notebook (`cell #4, line 12`
+/// for a cell that never ran).
 pub fn location(lang: Lang, at: &crate::report::Location) -> String {
-    match at.cell {
-        Some(c) => Msg::AtCell.fill(lang, &[("cell", &c), ("line", &at.line)]),
-        None => Msg::AtLine.fill(lang, &[("line", &at.line)]),
+    // Users find a cell by the `[n]` beside it, so that comes first; the report's `cell` is
+    // the 0-based index, shown counted from 1 when a cell never ran.
+    match (at.cell, at.execution_count) {
+        (Some(_), Some(n)) => Msg::AtCell.fill(lang, &[("exec", &n), ("line", &at.line)]),
+        (Some(c), None) => Msg::AtCellPos.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),
+        (None, _) => Msg::AtLine.fill(lang, &[("line", &at.line)]),
     }
 }
 

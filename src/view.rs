@@ -176,8 +176,8 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
                         .map(|(t, _)| *t)
                         .or_else(|| (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1 })),
                     mark: best.map_or(Mark::None, |(_, m)| *m),
+                    title: Msg::ViewMapCell.fill(lang, &[("pos", &(u64::from(c.index) + 1)), ("label", &label)]),
                     label,
-                    title: Msg::ViewMapCell.fill(lang, &[("cell", &c.index)]),
                 }
             })
             .collect(),
@@ -233,9 +233,13 @@ pub fn initial_target(report: &Report) -> Option<Target> {
     Some(Target { cell: at.cell, line: at.line })
 }
 
-/// How a location reads on the page.
-pub fn where_(report: &Report, cell: Option<u32>, line: u64) -> String {
-    location(report.lang, &crate::report::Location { line, cell, output: None, execution_count: None })
+/// How a place reads on the page (with the cell's execution count, as the notebook shows it).
+pub fn where_(report: &Report, source: &Source, t: Target) -> String {
+    let execution_count = match source {
+        Source::Cells(cells) => cells.iter().find(|c| Some(c.index) == t.cell).and_then(|c| c.execution_count),
+        Source::Text { .. } => None,
+    };
+    location(report.lang, &crate::report::Location { line: t.line, cell: t.cell, output: None, execution_count })
 }
 
 /// A 64-bit FNV-1a hash: the key under which the page remembers the checklist of an input.

@@ -267,7 +267,7 @@ pub fn render_window(w: &Element, r: &Report, src: &Source, t: Target) -> R<()> 
     w.set_text_content(None);
     w.set_attribute("data-cell", &t.cell.map(|c| c.to_string()).unwrap_or_default())?;
     w.set_attribute("data-line", &t.line.to_string())?;
-    add(w, text(&d, "h3", "", &Msg::ViewWindowAt.fill(l, &[("at", &view::where_(r, t.cell, t.line))]))?)?;
+    add(w, text(&d, "h3", "", &Msg::ViewWindowAt.fill(l, &[("at", &view::where_(r, src, t))]))?)?;
     let lines = el(&d, "div", "fa-lines")?;
     for wl in view::window(r, src, t) {
         let row = line_row(&d, wl.no, &wl.text, wl.mark)?;

@@ -47,6 +47,20 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   assert.equal(await cause.getAttribute("data-rule"), want.cause.rule);
   assert.equal(await page.locator("[data-testid=headline]").textContent(), want.headline);
   assert.equal(await page.locator("[data-testid=echo]").count(), want.echoes.length);
+
+  // The map: clicking the marked entry shows those lines in the window.
+  const bin = page.locator("[data-testid=map] .fa-bin.mark-echo").first();
+  await bin.click();
+  await page.waitForSelector(`[data-testid=window][data-line="${want.echoes[0].line}"]`);
+
+  // Copy buttons put the snippet on the clipboard.
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  const copy = page.locator("[data-testid=checklist] [data-action=copy]").first();
+  const code = await copy.locator("xpath=..").locator("pre").textContent();
+  await copy.click();
+  await page.waitForFunction(async (c) => (await navigator.clipboard.readText()) === c, code);
+  assert.ok(code.includes("CUDA_LAUNCH_BLOCKING"), code);
+  assert.equal(await copy.textContent(), "Copied");
   await page.screenshot({ path: path.join(artifactsDir(), "paste-report.png"), fullPage: true });
   assertSameOrigin(log);
   await ctx.close();
