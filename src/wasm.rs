@@ -191,6 +191,9 @@ fn js_err(e: JsValue) -> JsError {
 /// An event listener the session added: the element, the event, the callback.
 type Listener = (Element, &'static str, Closure<dyn FnMut(Event)>);
 
+/// What a listener runs: the page's reaction to one event.
+type Handler = fn(&Rc<RefCell<Option<State>>>, &Event) -> Result<(), JsValue>;
+
 /// What a session remembers between calls.
 struct State {
     source: Source,
@@ -245,12 +248,8 @@ impl Session {
         json: String,
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
-        let o = options(&opts)?;
-        let nb = input::parse_notebook(&json).map_err(|e| JsError::new(&e.message(o.lang)))?;
-        let key = view::fingerprint(json.as_bytes());
-        let mut report = crate::analyze_cells(&nb.cells, &o);
-        report.input.format = nb.format.to_string();
-        self.keep(Source::Cells(nb.cells), nb.format.into(), report, key)
+        // As a file that must be a notebook: the same report as the CLI's on it.
+        self.analyze_bytes(json.as_bytes(), Some("input.ipynb".into()), opts)
     }
 
     /// Analyses the bytes of a file (a log in UTF-8 or UTF-16, a notebook, a cell list) as the
@@ -360,22 +359,20 @@ impl Session {
     }
 
     fn attach(&mut self, target: &Element) -> Result<(), JsError> {
+        self.listen(target, "click", on_click)?;
+        self.listen(target, "change", on_change)
+    }
+
+    /// Calls `handler` for every `kind` event in `target`; its errors go to the console.
+    fn listen(&mut self, target: &Element, kind: &'static str, handler: Handler) -> Result<(), JsError> {
         let state = self.state.clone();
-        let on_click = Closure::<dyn FnMut(Event)>::new(move |e: Event| {
-            if let Err(err) = on_click(&state, &e) {
+        let cb = Closure::<dyn FnMut(Event)>::new(move |e: Event| {
+            if let Err(err) = handler(&state, &e) {
                 web_sys::console::warn_1(&err);
             }
         });
-        target.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref()).map_err(js_err)?;
-        self.listeners.push((target.clone(), "click", on_click));
-        let state = self.state.clone();
-        let on_change = Closure::<dyn FnMut(Event)>::new(move |e: Event| {
-            if let Err(err) = on_change(&state, &e) {
-                web_sys::console::warn_1(&err);
-            }
-        });
-        target.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref()).map_err(js_err)?;
-        self.listeners.push((target.clone(), "change", on_change));
+        target.add_event_listener_with_callback(kind, cb.as_ref().unchecked_ref()).map_err(js_err)?;
+        self.listeners.push((target.clone(), kind, cb));
         Ok(())
     }
 

@@ -70,6 +70,8 @@ test("the plain functions agree with the session", () => {
   assert.deepEqual(a, s.analyzeText(log, { lang: "zh" }));
   const nb = readFileSync(path.join(WWW, "demo/colab-nll-labels.ipynb"), "utf8");
   const b = pkg.analyzeNotebook(nb);
+  assert.deepEqual(b, native(path.join(WWW, "demo/colab-nll-labels.ipynb"), "en").report);
+  assert.deepEqual(s.analyzeNotebook(nb, {}), b);
   assert.deepEqual(pkg.analyzeCells(JSON.parse(nb).cells).first_assert, b.first_assert);
   assert.equal(b.input.format, "notebook");
   assert.match(pkg.version(), /^\d+\.\d+\.\d+/);
