@@ -11,6 +11,9 @@ import * as protocol from "./protocol.js";
 const MAX_BYTES = 100 * 1024 * 1024;
 /** Quiet time after the last keystroke before analysing typed or pasted text. */
 const DEBOUNCE_MS = 150;
+/** Pastes longer than this are analysed without going into the paste box: a text area holding
+ * megabytes makes the browser slow at every keystroke and scroll. */
+const SHOW_LIMIT = 2 * 1024 * 1024;
 const LANG_KEY = "first-assert:lang";
 
 const $ = (id) => document.getElementById(id);
@@ -65,8 +68,9 @@ function status(text, kind = "") {
   s.setAttribute("role", kind === "error" ? "alert" : "status");
 }
 
+const mb = (n) => Math.round((n / 1024 / 1024) * 10) / 10;
+
 function tooLarge(bytes) {
-  const mb = (n) => Math.round((n / 1024 / 1024) * 10) / 10;
   status(fill("page_too_large", { mb: mb(bytes), max: mb(MAX_BYTES) }), "error");
 }
 
@@ -155,6 +159,15 @@ function wire() {
   $("log").addEventListener("input", () => {
     clearTimeout(timer);
     timer = setTimeout(analysePasted, DEBOUNCE_MS);
+  });
+  $("log").addEventListener("paste", (e) => {
+    const text = e.clipboardData?.getData("text/plain") ?? "";
+    if (text.length <= SHOW_LIMIT) return; // the box takes it; "input" follows
+    e.preventDefault();
+    clearTimeout(timer);
+    $("log").value = "";
+    if (text.length > MAX_BYTES) return tooLarge(text.length);
+    analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }));
   });
   $("file").addEventListener("change", (e) => {
     openFile(e.target.files?.[0]);

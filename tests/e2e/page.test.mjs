@@ -175,6 +175,34 @@ test("bad files get a clear message, not a broken page", { timeout: 60_000 }, as
   await ctx.close();
 });
 
+test("big pastes are analysed without filling the box; too big ones get a clear message", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const paste = (repeat) =>
+    page.evaluate((repeat) => {
+      const dt = new DataTransfer();
+      const head = "Epoch 1: loss 0.31\n".repeat(repeat);
+      dt.setData("text/plain", head + "RuntimeError: CUDA error: device-side assert triggered\n");
+      const t = document.querySelector("[data-testid=log-input]");
+      t.focus();
+      t.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, repeat);
+  await paste(300_000); // 5.4 MB
+  await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
+  assert.match(await page.locator("[data-testid=status]").textContent(), /Pasted 5\.\d MB: analysed here, not shown in the box/);
+  assert.equal(await page.locator("[data-testid=log-input]").inputValue(), "");
+  await paste(6_000_000); // 109 MB
+  await page.waitForFunction(() => /This input is 1\d\d(\.\d)? MB; the page reads up to 100 MB/.test(document.querySelector("[data-testid=status]").textContent));
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(101 * 1024 * 1024)], "huge.log"));
+    window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => /This input is 101 MB/.test(document.querySelector("[data-testid=status]").textContent));
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
 test("drag and drop a file onto the page", { timeout: 60_000 }, async () => {
   const ctx = await browser.newContext({ locale: "en-US" });
   const { page, log } = await openPage(ctx, srv.url);
