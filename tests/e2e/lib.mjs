@@ -4,7 +4,7 @@
 
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -95,4 +95,11 @@ export function cliReport(file, lang = "en") {
 export function artifactsDir() {
   mkdirSync(ARTIFACTS, { recursive: true });
   return ARTIFACTS;
+}
+
+/** The WebAssembly package, loaded into Node (the same V8 as Chromium). */
+export async function engine() {
+  const pkg = await import(path.join(WWW, "pkg/first_assert.js"));
+  pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
+  return pkg;
 }

@@ -1,0 +1,200 @@
+// Fixture pages written by us, rendering a notebook the way each front end structures it:
+// Colab (a top document with static renderers, and cross-origin outputframe iframes for
+// errors, with Colab-like headers), JupyterLab and classic Notebook. Selectors follow
+// ../shared/knowledge/colab-dom.md; what that file marks as unverified is listed in
+// ASSUMPTIONS so it can be rechecked on a live Colab.
+//
+// Every text from a notebook is HTML-escaped here: the fixtures carry hostile outputs as text.
+
+export const ASSUMPTIONS = [
+  "Colab §7.1: error outputs (tracebacks) render in cross-origin outputframe iframes; stream outputs, including the kernel's `Assertion … failed.` stderr lines, in colab-static-output-renderer in the top document",
+  "Colab §7.2: the top page sends a nonce + 'strict-dynamic' CSP (no 'wasm-unsafe-eval'); one variant adds Cross-Origin-Opener-Policy: same-origin",
+  "Colab §7.3: window.colab.global.notebookModel.getLastResolvedNotebookJson() exists in the page world and holds the error outputs (one variant has no model)",
+  "Colab §7.4: a content script matched to https://*.googleusercontent.com/* with all_frames runs inside the outputframe",
+  "Colab: the execution count is readable as `[n]` text in the cell (.cell-execution-count); without it cells are ordered as on the page",
+];
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const joinText = (t) => (Array.isArray(t) ? t.join("") : t ?? "");
+
+const ANSI_CLASS = { 31: "ansi-red-fg", 32: "ansi-green-fg", 33: "ansi-yellow-fg", 34: "ansi-blue-fg", 36: "ansi-cyan-fg" };
+
+/** Text with ANSI colour codes as coloured spans (as notebook front ends render them). */
+export function ansiHtml(text) {
+  let html = "";
+  let open = false;
+  for (const part of String(text).split(/(\x1b\[[0-9;]*m)/)) {
+    const m = /^\x1b\[([0-9;]*)m$/.exec(part);
+    if (!m) {
+      html += esc(part);
+      continue;
+    }
+    if (open) html += "</span>";
+    open = false;
+    const code = m[1].split(";").map(Number).find((n) => ANSI_CLASS[n]);
+    if (code) {
+      html += `<span class="${ANSI_CLASS[code]}">`;
+      open = true;
+    }
+  }
+  return html + (open ? "</span>" : "");
+}
+
+export const stripAnsi = (s) => String(s).replace(/\x1b\[[0-9;]*m/g, "");
+
+function outputText(o) {
+  if (o.output_type === "error") return (o.traceback || []).join("\n");
+  if (o.output_type === "stream") return joinText(o.text);
+  const data = o.data || {};
+  return joinText(data["text/plain"]);
+}
+
+const sourceLines = (c) => joinText(c.source).split("\n");
+
+/** The Colab-like top document. Errors go to outputframes at `frameOrigin`. */
+export function colabTop(nb, { name, frameOrigin, nonce, model }) {
+  const cells = nb.cells.map((c, i) => {
+    const id = `cell-fx${i}`;
+    if (c.cell_type !== "code") {
+      return `<div class="cell notebook-cell text" id="${id}"><div class="main-content"><div class="markdown">${esc(joinText(c.source))}</div></div></div>`;
+    }
+    const outs = (c.outputs || []).map((o, j) => {
+      if (o.output_type === "error") {
+        return `<div class="output-iframe-container"><div class="output-iframe-sizer"><iframe src="${frameOrigin}/outputframe.html?nb=${encodeURIComponent(name)}&amp;c=${i}&amp;o=${j}" width="100%" height="320" frameborder="0"></iframe></div></div>`;
+      }
+      const cls = o.output_type === "stream" ? `stream output-id-${j + 1} output_text` : `execute_result output-id-${j + 1} output_text`;
+      return `<div class="output-iframe-container"><div class="output-iframe-sizer"><colab-static-output-renderer tabindex="0" role="group"><div><div class="${cls}"><pre>${ansiHtml(outputText(o))}</pre></div></div></colab-static-output-renderer></div></div>`;
+    });
+    const count = Number.isInteger(c.execution_count) ? `[${c.execution_count}]` : "[ ]";
+    return `<div class="cell notebook-cell code" id="${id}"><div class="main-content"><div class="codecell-input-output">
+<div class="inputarea horizontal layout code"><div class="cell-gutter"><span class="cell-execution-count">${count}</span><colab-run-button></colab-run-button></div>
+<div class="monaco-editor"><div class="view-lines">${sourceLines(c).map((l) => `<div class="view-line">${esc(l)}</div>`).join("")}</div></div></div>
+<div class="output" role="region" aria-label="Cell ${i} output"><div class="output-header"></div><div class="output-content"><div class="output-info"></div>${outs.join("")}</div></div>
+</div></div></div>`;
+  });
+  const modelScript = model
+    ? `<script nonce="${nonce}">window.colab = { global: { notebookModel: { getLastResolvedNotebookJson() { return ${JSON.stringify(JSON.stringify(nb)).replace(/</g, "\\u003c")}; } } } };</script>`
+    : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - Colab</title>${modelScript}
+<script nonce="${nonce}">window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));</script>
+</head><body><div id="top-toolbar"><colab-connect-button></colab-connect-button></div>
+<div class="notebook-content"><div class="notebook-cell-list">${cells.join("\n")}</div></div></body></html>`;
+}
+
+/** Colab's CSP for the top page (a nonce and 'strict-dynamic'; no 'wasm-unsafe-eval'). */
+export function colabHeaders(nonce, { coop } = {}) {
+  const h = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": `script-src 'nonce-${nonce}' 'strict-dynamic' 'report-sample' https: http: 'unsafe-inline'; object-src 'none'; base-uri 'self'`,
+  };
+  if (coop) h["Cross-Origin-Opener-Policy"] = "same-origin";
+  return h;
+}
+
+/** The outputframe document for output `o` of cell `c`. */
+export function colabFrame(nb, c, o) {
+  const out = nb.cells[c]?.outputs?.[o];
+  if (!out) return "<!doctype html><body>no such output</body>";
+  const cls = out.output_type === "error" ? "output_subarea output_error error output-error" : "output_subarea output_text";
+  return `<!doctype html><html><head><meta charset="utf-8"><base href="https://localhost:8080/"></head>
+<body><div id="output-area"><div id="output-body"><div class="${cls}"><pre>${ansiHtml(outputText(out))}</pre></div></div></div></body></html>`;
+}
+
+/** A JupyterLab-like page (also Notebook 7, and Kaggle's editor frame). */
+export function jupyterlab(nb, name) {
+  const cells = nb.cells.map((c) => {
+    if (c.cell_type !== "code") return `<div class="jp-Cell jp-MarkdownCell"><div class="jp-RenderedMarkdown">${esc(joinText(c.source))}</div></div>`;
+    const outs = (c.outputs || []).map((o) => {
+      const mime = o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr") ? "application/vnd.jupyter.stderr" : o.output_type === "stream" ? "application/vnd.jupyter.stdout" : "text/plain";
+      return `<div class="jp-OutputArea-child"><div class="jp-OutputPrompt"></div><div class="jp-RenderedText jp-OutputArea-output" data-mime-type="${mime}"><pre>${ansiHtml(outputText(o))}</pre></div></div>`;
+    });
+    const count = Number.isInteger(c.execution_count) ? c.execution_count : " ";
+    return `<div class="jp-Cell jp-CodeCell"><div class="jp-InputArea"><div class="jp-InputPrompt jp-InputArea-prompt">[${count}]:</div>
+<div class="jp-InputArea-editor"><div class="cm-editor"><div class="cm-content">${sourceLines(c).map((l) => `<div class="cm-line">${esc(l)}</div>`).join("")}</div></div></div></div>
+<div class="jp-OutputArea">${outs.join("")}</div></div>`;
+  });
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - JupyterLab</title></head>
+<body><div class="jp-NotebookPanel"><div class="jp-Notebook jp-NotebookPanel-notebook">${cells.join("\n")}</div></div></body></html>`;
+}
+
+/** A classic-Notebook-like page. */
+export function classic(nb, name) {
+  const cells = nb.cells.map((c) => {
+    if (c.cell_type !== "code") return `<div class="cell text_cell rendered"><div class="text_cell_render">${esc(joinText(c.source))}</div></div>`;
+    const outs = (c.outputs || []).map((o) => {
+      const cls = o.output_type === "error" ? "output_subarea output_text output_error" : o.output_type === "stream" ? `output_subarea output_stream output_${o.name || "stdout"} output_text` : "output_subarea output_text output_result";
+      return `<div class="output_area"><div class="prompt"></div><div class="${cls}"><pre>${ansiHtml(outputText(o))}</pre></div></div>`;
+    });
+    const count = Number.isInteger(c.execution_count) ? c.execution_count : " ";
+    return `<div class="cell code_cell rendered"><div class="input"><div class="prompt_container"><div class="prompt input_prompt">In&nbsp;[${count}]:</div></div>
+<div class="inner_cell"><div class="input_area"><div class="CodeMirror"><div class="CodeMirror-code">${sourceLines(c).map((l) => `<pre class="CodeMirror-line">${esc(l)}</pre>`).join("")}</div></div></div></div></div>
+<div class="output_wrapper"><div class="output">${outs.join("")}</div></div></div>`;
+  });
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - Jupyter Notebook</title></head>
+<body><div id="notebook"><div id="notebook-container" class="container">${cells.join("\n")}</div></div></body></html>`;
+}
+
+/** A long notebook: `n` cells of training output, one device-side assert, echoes after it. */
+export function longNotebook(n = 100) {
+  const cells = [];
+  const assertAt = Math.floor(n * 0.6);
+  for (let i = 0; i < n; i++) {
+    const exec = i + 1;
+    const src = [`for step in range(10):\n`, `    loss = train_step(batch_${i})\n`];
+    let outputs = [{ output_type: "stream", name: "stdout", text: [`step ${i}: loss ${(1 / (i + 1)).toFixed(4)}\n`] }];
+    if (i === assertAt) {
+      outputs = [
+        {
+          output_type: "stream",
+          name: "stderr",
+          text: Array.from({ length: 8 }, (_, t) => `/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [${t},0,0] Assertion \`t >= 0 && t < n_classes\` failed.\n`),
+        },
+        error(`<ipython-input-${exec}-0a1b2c3d4e5f>`, "loss = criterion(logits, labels)"),
+      ];
+      src.splice(1, 1, `    loss = criterion(logits, labels)\n`);
+    } else if (i > assertAt && i % 10 === 0) {
+      outputs = [error(`<ipython-input-${exec}-9f8e7d6c5b4a>`, "print(acc.item())")];
+    }
+    cells.push({ cell_type: "code", execution_count: exec, metadata: {}, source: src, outputs });
+  }
+  return { nbformat: 4, nbformat_minor: 5, metadata: {}, cells };
+}
+
+function error(where, line) {
+  return {
+    output_type: "error",
+    ename: "RuntimeError",
+    evalue: "CUDA error: device-side assert triggered",
+    traceback: [
+      "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
+      "\x1b[0;31mRuntimeError\x1b[0m                              Traceback (most recent call last)",
+      `\x1b[0;32m${where}\x1b[0m in \x1b[0;36m<cell line: 0>\x1b[0;34m()\x1b[0m`,
+      `\x1b[0;32m----> 1\x1b[0;31m ${line}\x1b[0m`,
+      "",
+      "\x1b[0;31mRuntimeError\x1b[0m: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+    ],
+  };
+}
+
+/** A notebook whose outputs and sources carry HTML and script payloads (as text). */
+export function hostileNotebook() {
+  const p = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
+  return {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {},
+    cells: [
+      { cell_type: "markdown", metadata: {}, source: [p] },
+      {
+        cell_type: "code",
+        execution_count: 1,
+        metadata: {},
+        source: [`x = "${p}"\n`],
+        outputs: [
+          { output_type: "stream", name: "stderr", text: [`/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: ${p}: block: [0,0,0], thread: [1,0,0] Assertion \`t >= 0 && ${p}\` failed.\n`] },
+          error(`<ipython-input-1-${p}>`, `loss = f(${p})`),
+        ],
+      },
+    ],
+  };
+}
