@@ -39,6 +39,9 @@ cat > "$out/package.json" <<JSON
 }
 JSON
 
+# The bookmarklet, for the origin the page will be served from (make serve: 127.0.0.1:8000).
+node scripts/build-bookmarklet.mjs "${FIRST_ASSERT_ORIGIN:-http://127.0.0.1:8000}"
+
 wasm="$out/first_assert_bg.wasm"
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

@@ -25,6 +25,10 @@ let lang = "en";
 let texts = {};
 /** Where embedded-mode answers and reveal requests go: the last accepted host. */
 let host = null;
+/** Whether an allowed host has talked to us (then the URL fragment is not needed). */
+let contacted = false;
+/** Whether the host shows our marks (the toggle of embedded mode). */
+let marksOn = true;
 
 function store() {
   try {
@@ -213,6 +217,14 @@ function wireEmbedded() {
   document.body.classList.add("embedded");
   status(fill("page_embedded_waiting"));
   window.addEventListener("message", onMessage);
+  $("marks").addEventListener("click", () => {
+    if (!host) return;
+    marksOn = !marksOn;
+    send(host, protocol.marks(marksOn));
+    $("marks").dataset.i18n = marksOn ? "page_marks_hide" : "page_marks_show";
+    $("marks").textContent = fill($("marks").dataset.i18n);
+  });
+  fromFragment();
   const hello = protocol.ready(version());
   // "ready" carries no data, so it may go to whoever framed or opened the page.
   for (const w of new Set([window.parent, window.opener])) {
@@ -226,6 +238,29 @@ function wireEmbedded() {
   });
 }
 
+/**
+ * Cells in the URL fragment (the bookmarklet puts them there for pages that cut the link to
+ * the popup). Read at once when there is no opener to talk to; otherwise only if the opener
+ * has not sent them within a few seconds. Removed from the address either way, so they do
+ * not stay in the history.
+ */
+function fromFragment() {
+  const packed = new URLSearchParams(location.hash.slice(1)).get("cells");
+  if (!packed) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  const run = async () => {
+    if (contacted) return; // the opener talks to us: it sends the cells and gets the marks
+    try {
+      const cells = await protocol.unpackCells(packed);
+      show(() => session.analyzeCells(cells, { lang }), fill("page_embedded_cut"));
+    } catch (e) {
+      status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+    }
+  };
+  if (window.opener) setTimeout(run, 3000);
+  else run();
+}
+
 function send(to, msg) {
   if (to.port) to.port.postMessage(msg);
   else to.source?.postMessage(msg, to.origin);
@@ -237,6 +272,7 @@ function onMessage(e) {
     req = protocol.parseMessage(e.data);
   } catch (err) {
     if (protocol.isAllowedOrigin(e.origin, location.origin)) {
+      contacted = true;
       send({ source: e.source, origin: e.origin, port: e.ports?.[0] }, protocol.refusal(e.data?.id, err.message));
     }
     return;
@@ -248,6 +284,7 @@ function onMessage(e) {
     return;
   }
   const to = { source: e.source, origin: e.origin, port: e.ports?.[0] };
+  contacted = true;
   if (req.kind === "hello") return send(to, protocol.ready(version()));
   host = to;
   if (req.lang && req.lang !== lang) {
@@ -259,6 +296,27 @@ function onMessage(e) {
     req.title ?? "",
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
+  marksOn = true;
+  $("marks").hidden = !report?.first_assert;
+  $("marks").dataset.i18n = "page_marks_hide";
+  $("marks").textContent = fill("page_marks_hide");
+}
+
+/** The bookmarklet's install link, when make web built one (www/pkg/bookmarklet.txt). */
+async function offerBookmarklet() {
+  try {
+    const res = await fetch("pkg/bookmarklet.txt");
+    if (!res.ok) return;
+    const url = await res.text();
+    if (!url.startsWith("javascript:")) return;
+    const a = $("bookmarklet");
+    a.setAttribute("href", url);
+    // Clicking it here would only run it on this page (our CSP blocks it anyway): it is for dragging.
+    a.addEventListener("click", (e) => e.preventDefault());
+    $("install").hidden = false;
+  } catch {
+    // no bookmarklet built: the section stays hidden
+  }
 }
 
 async function boot() {
@@ -269,6 +327,7 @@ async function boot() {
   $("version").textContent = version();
   wire();
   if (embedded) wireEmbedded();
+  else offerBookmarklet();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
   document.documentElement.dataset.ready = "true";

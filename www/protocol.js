@@ -15,6 +15,11 @@
 //     first, raised_at, echoes }                               where things are (see result())
 //   { type: "first-assert:error", protocol: 1, id, message }   the request was refused
 //   { type: "first-assert:reveal", protocol: 1, cell, line }   the user asked to see a place
+//   { type: "first-assert:marks", protocol: 1, on }            the user turned the marks on/off
+//
+// When the host's page cuts the link to the windows it opens (Cross-Origin-Opener-Policy),
+// the bookmarklet also puts the cells in the URL fragment: #cells=<base64url(deflate-raw(
+// JSON {cells}))>. unpackCells() reads it, with the same bounds and schema checks.
 //
 // Every message is checked: its origin against the allowlist, its shape against the schema
 // below (unknown types and fields are refused, sizes are bounded). The engine checks the
@@ -78,7 +83,7 @@ function onlyFields(obj, allowed, what) {
 function textSize(v, what, depth = 0) {
   if (depth > 6) throw new Refused(`${what}: nested too deeply`);
   if (typeof v === "string") return v.length;
-  if (typeof v === "number" || typeof v === "boolean" || v === null) return 0;
+  if (typeof v === "number" || typeof v === "boolean" || v === null || v === undefined) return 0;
   if (Array.isArray(v)) return v.reduce((n, x) => n + textSize(x, what, depth + 1), 0);
   if (isObject(v)) return Object.values(v).reduce((n, x) => n + textSize(x, what, depth + 1), 0);
   throw new Refused(`${what}: not JSON data`);
@@ -166,3 +171,40 @@ export function result(id, report) {
 export const ready = (version) => ({ type: PREFIX + "ready", protocol: PROTOCOL, version });
 export const refusal = (id, message) => ({ type: PREFIX + "error", protocol: PROTOCOL, id: id ?? null, message });
 export const reveal = (cell, line) => ({ type: PREFIX + "reveal", protocol: PROTOCOL, cell, line });
+export const marks = (on) => ({ type: PREFIX + "marks", protocol: PROTOCOL, on: !!on });
+
+/**
+ * The cells in a `#cells=` fragment: base64url of deflate-raw of JSON `{cells}`. Throws an
+ * Error with a reason when it is malformed, inflates past LIMITS.bytes, or breaks the schema.
+ */
+export async function unpackCells(packed) {
+  if (typeof packed !== "string" || !/^[A-Za-z0-9_-]+$/.test(packed)) throw new Refused("the fragment is not base64url");
+  const bin = atob(packed.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new Refused("the fragment is not deflate data");
+    }
+    if (chunk.done) break;
+    size += chunk.value.length;
+    if (size > LIMITS.bytes) {
+      await reader.cancel();
+      throw new Refused(`the fragment inflates past ${LIMITS.bytes / 1024 / 1024} MB`);
+    }
+    parts.push(chunk.value);
+  }
+  let data;
+  try {
+    data = JSON.parse(new TextDecoder().decode(await new Blob(parts).arrayBuffer()));
+  } catch {
+    throw new Refused("the fragment is not JSON");
+  }
+  if (!isObject(data)) throw new Refused("the fragment holds no cells");
+  return parseMessage({ type: PREFIX + "analyze", protocol: PROTOCOL, id: "fragment", cells: data.cells }).cells;
+}

@@ -66,6 +66,24 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   await ctx.close();
 });
 
+test("the page offers the bookmarklet for dragging, with instructions in both languages", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  const link = page.locator("[data-testid=bookmarklet]");
+  await page.waitForSelector("[data-testid=install]:not([hidden])");
+  const href = await link.getAttribute("href");
+  assert.ok(href.startsWith("javascript:"), href.slice(0, 40));
+  assert.ok(decodeURIComponent(href).includes("FirstAssertAdapters"));
+  assert.equal(await link.getAttribute("draggable"), "true");
+  const en = await page.locator("[data-testid=install] h2").textContent();
+  await page.selectOption("[data-testid=lang-select]", "zh");
+  assert.notEqual(await page.locator("[data-testid=install] h2").textContent(), en);
+  await link.click(); // for dragging only: a click does nothing here
+  assert.equal(new URL(page.url()).origin, srv.origin);
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
 test("typing analyses as you go, and Clear empties the view", { timeout: 60_000 }, async () => {
   const ctx = await browser.newContext({ locale: "en-US" });
   const { page, log } = await openPage(ctx, srv.url);

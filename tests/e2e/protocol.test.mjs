@@ -2,7 +2,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isAllowedOrigin, parseMessage, result, LIMITS } from "../../www/protocol.js";
+import { isAllowedOrigin, parseMessage, result, unpackCells, LIMITS } from "../../www/protocol.js";
 
 const SELF = "https://first-assert.example";
 
@@ -95,4 +95,22 @@ test("results carry places, not the log", () => {
   assert.equal(r.category, "invalid_label");
   assert.ok(!JSON.stringify(r).includes("secret"), "context lines stay in the page");
   assert.equal(result("x", { ...report, first_assert: null, cause: null, raised_at: null, echoes: [] }).first, null);
+});
+
+async function pack(bytes) {
+  const out = new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate-raw"))).arrayBuffer());
+  return Buffer.from(out).toString("base64url");
+}
+
+test("cells in the URL fragment: read back, bounded, checked", async () => {
+  const cells = [{ index: 0, execution_count: 1, outputs: [{ kind: "stream", name: "stderr", text: "RuntimeError: CUDA error: device-side assert triggered\n" }] }];
+  assert.deepEqual(await unpackCells(await pack(JSON.stringify({ cells }))), cells);
+  // A small fragment that inflates past the limit is refused, not inflated.
+  const bomb = await pack(new Uint8Array(LIMITS.bytes + 1024).fill(32));
+  assert.ok(bomb.length < 200_000);
+  await assert.rejects(unpackCells(bomb), /inflates past/);
+  await assert.rejects(unpackCells("not base64!"), /not base64url/);
+  await assert.rejects(unpackCells("AAAA"), /not deflate data|not JSON/);
+  await assert.rejects(unpackCells(await pack("[1,2]")), /holds no cells/);
+  await assert.rejects(unpackCells(await pack(JSON.stringify({ cells: [{ evil: 1 }] }))), /unknown field "evil"/);
 });

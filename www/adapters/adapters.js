@@ -172,8 +172,10 @@
           outputs.push({ kind: "stream", name: streamName(o), text: textOf(o) });
         }
       }
+      const cell = { index, execution_count: code ? executionCount(cellEl, table) : null, cell_type: code ? "code" : "markdown", outputs };
       const source = code ? sourceOf(cellEl, table) : undefined;
-      cells.push({ index, execution_count: code ? executionCount(cellEl, table) : null, cell_type: code ? "code" : "markdown", source, outputs });
+      if (source !== undefined) cell.source = source;
+      cells.push(cell);
       places.push(where);
     });
     const fromModel = modelCells(model, cells.length);

@@ -1,0 +1,130 @@
+// The bookmarklet's code run on fixture pages in Chromium (as a bookmark runs it: code in the
+// page, not a <script> the page's CSP could block): it opens our page in a popup, hands the
+// cells over, and marks the result; on a page that cuts the opener link (COOP), the cells
+// travel in the URL fragment and the popup still shows the report.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { launch, serve, engine, artifactsDir } from "./lib.mjs";
+import { startHosts } from "./hosts.mjs";
+import { build } from "../../scripts/build-bookmarklet.mjs";
+
+let hosts, srv, browser, pkg, code;
+before(async () => {
+  pkg = await engine();
+  hosts = await startHosts();
+  srv = await serve();
+  code = build(srv.origin).code;
+  browser = await launch(hosts.chromiumArgs);
+});
+after(async () => {
+  await browser?.close();
+  srv?.close();
+  hosts?.close();
+});
+
+function fileReport(nb) {
+  const s = new pkg.Session();
+  try {
+    return s.analyzeBytes(new TextEncoder().encode(JSON.stringify(nb)), "x.ipynb", {});
+  } finally {
+    s.free();
+  }
+}
+
+/** Opens a notebook page, runs the bookmarklet, returns { page, popup, requests }. */
+async function run(url) {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const requests = [];
+  ctx.on("request", (r) => requests.push(r.url()));
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url);
+  const popupP = ctx.waitForEvent("page");
+  await page.evaluate(code);
+  const popup = await popupP;
+  popup.setDefaultTimeout(15_000);
+  await popup.waitForLoadState();
+  return { ctx, page, popup, requests, errors };
+}
+
+function onlyOurHosts(requests) {
+  for (const u of requests) {
+    const o = new URL(u);
+    const ok =
+      o.origin === srv.origin ||
+      o.hostname === "colab.research.google.com" ||
+      o.hostname.endsWith("-colab.googleusercontent.com") ||
+      o.hostname === "localhost";
+    assert.ok(ok || u.startsWith("data:"), `a request left our hosts: ${u}`);
+  }
+}
+
+test("Colab, notebook model: the popup analyses, the cell of the first assert is marked", { timeout: 90_000 }, async () => {
+  const nb = hosts.nbs["echoes.ipynb"];
+  const want = fileReport(nb);
+  const { ctx, page, popup, requests, errors } = await run(hosts.colabUrl("echoes.ipynb"));
+  assert.equal(new URL(popup.url()).origin, srv.origin);
+  await popup.locator("[data-testid=cause]").waitFor();
+  assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  await page.waitForSelector(`#cell-fx${want.first_assert.cell}[data-first-assert]`);
+  for (const e of want.echoes.filter((e) => e.cell !== want.first_assert.cell)) {
+    assert.equal(await page.locator(`#cell-fx${e.cell}[data-first-assert-echo]`).count(), 1);
+  }
+  assert.match(await page.locator("[data-first-assert-toast]").textContent(), /output this page cannot read; its cell is marked/);
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], "no CSP violation on the notebook's page");
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: path.join(artifactsDir(), "bookmarklet-colab.png") });
+  onlyOurHosts(requests);
+  await ctx.close();
+});
+
+test("Colab, no model: the kernel's line in the top document is marked; the toggle removes and restores it", { timeout: 90_000 }, async () => {
+  const { ctx, page, popup, requests } = await run(hosts.colabUrl("labels.ipynb", "?model=0"));
+  await page.waitForSelector("[data-first-assert]");
+  assert.match(await page.locator("[data-first-assert]").textContent(), /Assertion `t >= 0 && t < n_classes` failed/);
+  const toggle = popup.locator("[data-testid=marks-toggle]");
+  await toggle.click();
+  await page.waitForFunction(() => !document.querySelector("[data-first-assert], [data-first-assert-badge]"));
+  await toggle.click();
+  await page.waitForSelector("[data-first-assert]");
+  onlyOurHosts(requests);
+  await ctx.close();
+});
+
+test("Colab with COOP: the link is cut, the cells travel in the fragment, the popup still reports", { timeout: 90_000 }, async () => {
+  const want = fileReport(hosts.nbs["labels.ipynb"]);
+  const { ctx, page, popup, requests } = await run(hosts.colabUrl("labels.ipynb", "?coop=1"));
+  await popup.locator("[data-testid=cause]").waitFor();
+  assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.match(await popup.locator("[data-testid=status]").textContent(), /without a link back to the notebook/);
+  assert.equal(new URL(popup.url()).hash, "", "the cells do not stay in the address");
+  await page.waitForSelector("[data-first-assert-toast]");
+  assert.match(await page.locator("[data-first-assert-toast]").textContent(), /cuts the link/);
+  assert.equal(await page.locator("[data-first-assert]").count(), 0);
+  onlyOurHosts(requests);
+  await ctx.close();
+});
+
+test("JupyterLab on localhost: the line is marked", { timeout: 90_000 }, async () => {
+  const { ctx, page, popup } = await run(hosts.labUrl("long.ipynb"));
+  await popup.locator("[data-testid=cause]").waitFor();
+  await page.waitForSelector("[data-first-assert]");
+  assert.match(await page.locator("[data-first-assert]").textContent(), /Loss\.cu:250: nll_loss_forward_reduce_cuda_kernel_2d/);
+  assert.ok((await page.locator("[data-first-assert-echo]").count()) >= 3);
+  await ctx.close();
+});
+
+test("hostile outputs stay inert on the notebook's page and in the popup", { timeout: 90_000 }, async () => {
+  const { ctx, page, popup } = await run(hosts.colabUrl("hostile.ipynb", "?model=0"));
+  await popup.locator("[data-testid=first-assert]").waitFor();
+  await page.waitForSelector("[data-first-assert]");
+  for (const p of [page, popup]) {
+    assert.equal(await p.locator("img").count(), 0);
+    assert.notEqual(await p.title(), "pwned");
+  }
+  await ctx.close();
+});
