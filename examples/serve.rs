@@ -16,7 +16,7 @@ use std::time::Duration;
 /// The page's policy (as in index.html), plus who may frame it: the hosts of embedded mode.
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; \
 connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; \
-frame-ancestors 'self' https://colab.research.google.com https://www.kaggle.com https://kaggle.com http://localhost:* http://127.0.0.1:*";
+frame-ancestors 'self' https://colab.research.google.com https://www.kaggle.com https://kaggle.com https://*.jupyter-proxy.kaggle.net http://localhost:* http://127.0.0.1:*";
 
 fn mime(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase().as_str() {

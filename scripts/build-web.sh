@@ -42,6 +42,9 @@ JSON
 # The bookmarklet, for the origin the page will be served from (make serve: 127.0.0.1:8000).
 node scripts/build-bookmarklet.mjs "${FIRST_ASSERT_ORIGIN:-http://127.0.0.1:8000}"
 
+# The browser extension, with the page and the package inside (dist/extension).
+node scripts/build-extension.mjs
+
 wasm="$out/first_assert_bg.wasm"
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)

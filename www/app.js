@@ -332,7 +332,7 @@ async function boot() {
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
   document.documentElement.dataset.ready = "true";
   performance.mark("first-assert:interactive");
-  if ("serviceWorker" in navigator && location.protocol !== "file:" && !params.has("nosw")) {
+  if ("serviceWorker" in navigator && /^https?:$/.test(location.protocol) && !params.has("nosw")) {
     // Offline after the first visit; a failure only means no offline copy.
     navigator.serviceWorker.register("sw.js").catch(() => {});
   }

@@ -37,12 +37,14 @@ export const LIMITS = Object.freeze({
   title: 200,
 });
 
-/** Hosts whose pages may send cells: Colab, Kaggle, and Jupyter served from this machine.
- * The page's own origin (the extension's pages, a page framing another copy) is allowed too. */
+/** Hosts whose pages may send cells: Colab, Kaggle (its editor is JupyterLab in a
+ * *.jupyter-proxy.kaggle.net frame), and Jupyter served from this machine. The page's own
+ * origin (the extension's pages, a page framing another copy) is allowed too. */
 export const ALLOWED_HOSTS = Object.freeze([
   { protocol: "https:", host: "colab.research.google.com" },
   { protocol: "https:", host: "www.kaggle.com" },
   { protocol: "https:", host: "kaggle.com" },
+  { protocol: "https:", suffix: ".jupyter-proxy.kaggle.net" },
 ]);
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -58,7 +60,8 @@ export function isAllowedOrigin(origin, selfOrigin) {
   }
   // Only a bare origin: no path, credentials, query or fragment smuggled in.
   if (u.origin !== origin) return false;
-  if (ALLOWED_HOSTS.some((a) => a.protocol === u.protocol && a.host === u.host)) return true;
+  const known = (a) => a.protocol === u.protocol && (a.host ? a.host === u.host : u.hostname.endsWith(a.suffix) && !u.port);
+  if (ALLOWED_HOSTS.some(known)) return true;
   return (u.protocol === "http:" || u.protocol === "https:") && LOCAL_HOSTS.includes(u.hostname);
 }
 

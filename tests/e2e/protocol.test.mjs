@@ -15,6 +15,7 @@ test("origins: Colab, Kaggle, local Jupyter and ourselves only", () => {
     "http://127.0.0.1:8888",
     "https://localhost",
     "http://[::1]:8888",
+    "https://kkb-production.jupyter-proxy.kaggle.net",
   ]) {
     assert.ok(isAllowedOrigin(o, SELF), o);
   }
@@ -25,6 +26,9 @@ test("origins: Colab, Kaggle, local Jupyter and ourselves only", () => {
     "https://colab.research.google.com/path",
     "https://user@colab.research.google.com",
     "https://kaggle.com.evil.test",
+    "https://jupyter-proxy.kaggle.net.evil.test",
+    "https://evil.test/.jupyter-proxy.kaggle.net",
+    "http://kkb-production.jupyter-proxy.kaggle.net",
     "http://localhost.evil.test:8888",
     "file://",
     "null",

@@ -288,31 +288,61 @@
     return null;
   }
 
-  /** Wraps text [start, end) of `el` in spans (one per text node it crosses); the first span
-   * carries data-first-assert and a badge goes before it. Returns the first span. */
+  function partSpan(doc) {
+    const span = doc.createElement("span");
+    span.setAttribute(PART, "");
+    style(span, { background: "rgba(255, 193, 7, 0.35)", "box-shadow": "0 0 0 1px rgba(179, 38, 30, 0.6)", "border-radius": "2px" });
+    return span;
+  }
+
+  /**
+   * Wraps text [start, end) of `el` in one span carrying `attr`, with a badge before it.
+   * The range is widened over elements it covers from their start or to their end (a
+   * coloured `RuntimeError` span at the start of the line); when it still cuts an element in
+   * two, each text node it crosses gets a span of its own and the first carries `attr`.
+   * Returns the span that carries `attr`.
+   */
   function wrap(el, start, end, attr) {
     const doc = el.ownerDocument;
-    let firstSpan = null;
-    for (const { node, start: s } of textNodes(el)) {
-      const e = s + node.data.length;
-      if (e <= start || s >= end) continue;
-      let piece = node;
-      const from = Math.max(start, s) - s;
-      const to = Math.min(end, e) - s;
-      if (from > 0) piece = piece.splitText(from);
-      if (to - from < piece.data.length) piece.splitText(to - from);
-      const span = doc.createElement("span");
-      span.setAttribute(PART, "");
-      style(span, { background: "rgba(255, 193, 7, 0.35)", "box-shadow": "0 0 0 1px rgba(179, 38, 30, 0.6)", "border-radius": "2px" });
-      piece.parentNode.insertBefore(span, piece);
-      span.appendChild(piece);
-      if (!firstSpan) {
-        firstSpan = span;
-        span.setAttribute(attr, "");
-        span.parentNode.insertBefore(badge(doc), span);
+    const nodes = textNodes(el);
+    const at = (pos, isEnd) => nodes.find(({ node, start: s }) => (isEnd ? pos > s && pos <= s + node.data.length : pos >= s && pos < s + node.data.length));
+    const a = at(start, false);
+    const b = at(end, true);
+    if (!a || !b) return null;
+    const range = doc.createRange();
+    range.setStart(a.node, start - a.start);
+    range.setEnd(b.node, end - b.start);
+    const size = (n) => (n.nodeType === 3 ? n.data.length : n.childNodes.length);
+    while (range.startOffset === 0 && range.startContainer !== range.commonAncestorContainer && range.startContainer !== el) {
+      range.setStartBefore(range.startContainer);
+    }
+    while (range.endOffset === size(range.endContainer) && range.endContainer !== range.commonAncestorContainer && range.endContainer !== el) {
+      range.setEndAfter(range.endContainer);
+    }
+    let span = partSpan(doc);
+    try {
+      range.surroundContents(span);
+    } catch {
+      span = null;
+      for (const { node, start: s } of textNodes(el)) {
+        const e = s + node.data.length;
+        if (e <= start || s >= end) continue;
+        let piece = node;
+        const from = Math.max(start, s) - s;
+        const to = Math.min(end, e) - s;
+        if (from > 0) piece = piece.splitText(from);
+        if (to - from < piece.data.length) piece.splitText(to - from);
+        const part = partSpan(doc);
+        piece.parentNode.insertBefore(part, piece);
+        part.appendChild(piece);
+        span = span || part;
       }
     }
-    return firstSpan;
+    if (span) {
+      span.setAttribute(attr, "");
+      span.parentNode.insertBefore(badge(doc), span);
+    }
+    return span;
   }
 
   /** Marks a line of an output element; true when found. */

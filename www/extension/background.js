@@ -1,0 +1,46 @@
+// The extension's service worker: the toolbar button and its badge, and the content scripts
+// for local Jupyter once the user allows localhost (options page). It never sees a notebook's
+// content: the content scripts send it counts only.
+
+const LOCAL = ["http://localhost/*", "http://127.0.0.1/*"];
+const LOCAL_SCRIPT = { id: "local-jupyter", matches: LOCAL, js: ["adapters/adapters.js", "content.js"], runAt: "document_idle", allFrames: true };
+
+/** The toolbar button: scan this tab and toggle the panel; elsewhere, open the page. */
+async function scanTab(tab) {
+  let answer = null;
+  try {
+    answer = await chrome.tabs.sendMessage(tab.id, { type: "scan" });
+  } catch {
+    answer = null; // no content script here: not a notebook page we read
+  }
+  if (answer && answer.ok) return answer;
+  // The page itself, to paste into or open a file.
+  await chrome.tabs.create({ url: chrome.runtime.getURL("page/index.html") });
+  return { ok: false };
+}
+chrome.action.onClicked.addListener(scanTab);
+
+chrome.runtime.onMessage.addListener((m, sender) => {
+  if (!m || m.type !== "counts" || !sender.tab) return;
+  const asserts = Math.max(0, Math.min(9, Number(m.asserts) || 0));
+  const echoes = Math.max(0, Math.min(999, Number(m.echoes) || 0));
+  const text = asserts ? (echoes ? `${asserts}+${Math.min(echoes, 99)}` : String(asserts)) : "";
+  chrome.action.setBadgeText({ tabId: sender.tab.id, text });
+  chrome.action.setBadgeBackgroundColor({ tabId: sender.tab.id, color: "#b3261e" });
+  chrome.action.setTitle({
+    tabId: sender.tab.id,
+    title: asserts ? `first-assert: ${asserts} device-side assert, ${echoes} echoes` : "first-assert: find the first device-side assert",
+  });
+});
+
+/** Registers the content scripts for local Jupyter when the user has allowed it. */
+async function syncLocal() {
+  if (!chrome.scripting) return;
+  const allowed = await chrome.permissions.contains({ origins: LOCAL, permissions: ["scripting"] });
+  const have = (await chrome.scripting.getRegisteredContentScripts({ ids: [LOCAL_SCRIPT.id] })).length > 0;
+  if (allowed && !have) await chrome.scripting.registerContentScripts([LOCAL_SCRIPT]);
+  if (!allowed && have) await chrome.scripting.unregisterContentScripts({ ids: [LOCAL_SCRIPT.id] });
+}
+chrome.permissions.onAdded.addListener(() => syncLocal().catch(() => {}));
+chrome.permissions.onRemoved.addListener(() => syncLocal().catch(() => {}));
+chrome.runtime.onInstalled.addListener(() => syncLocal().catch(() => {}));

@@ -1,0 +1,233 @@
+// The extension's content script for a notebook's page (Colab's top document, Kaggle's
+// JupyterLab frame, local Jupyter once allowed). It collects cells with the adapters, asks
+// Colab's outputframes (frame.js) for the outputs only they can read, hands everything to the
+// panel (our page in embedded mode, an extension page in an iframe: the analysis runs there,
+// never here) and marks what the panel answers. In automatic mode it watches the page and
+// does all this by itself when a device-side assert shows up.
+
+(function (A) {
+  "use strict";
+  if (!A || window.__firstAssertContent) return;
+  window.__firstAssertContent = true;
+  const adapter = A.detect(document);
+  // Only pages that show a notebook (Kaggle's top page only frames the editor).
+  if (adapter === "generic" || adapter === "colabFrame") return;
+
+  const PREFIX = "first-assert:";
+  const PANEL_URL = chrome.runtime.getURL("page/index.html?embed");
+  const EXT_ORIGIN = new URL(PANEL_URL).origin;
+  const SIGNAL = /device-side assert|Assertion [`'].*[`'] failed|cudaErrorAssert|device-side assertion/;
+
+  let panel = null; // { box, frame, ready: Promise, port }
+  let collected = null;
+  let lastKey = "";
+  let lastResult = null;
+  let marksOn = true;
+  const frameTexts = new Map(); // iframe element -> outputs, from frame.js
+  const frameAlerts = new Set();
+
+  // ----- the panel -----
+
+  function openPanel(show) {
+    if (!panel) {
+      const box = document.createElement("div");
+      box.setAttribute("data-first-assert-panel", "");
+      const css = {
+        position: "fixed", top: "0", right: "0", width: "440px", "max-width": "92vw", height: "100vh",
+        "z-index": "2147483646", background: "#fbfbfa", "box-shadow": "-4px 0 18px rgba(0,0,0,.25)", display: "none",
+      };
+      for (const [k, v] of Object.entries(css)) box.style.setProperty(k, v);
+      const close = document.createElement("button");
+      close.type = "button";
+      close.textContent = "×";
+      close.setAttribute("aria-label", "Close first-assert");
+      close.setAttribute("data-first-assert-close", "");
+      const bcss = { position: "absolute", top: "6px", left: "-34px", width: "28px", height: "28px", "border-radius": "14px", border: "0", background: "#1d1f23", color: "#fff", cursor: "pointer", font: "18px/28px system-ui" };
+      for (const [k, v] of Object.entries(bcss)) close.style.setProperty(k, v);
+      close.addEventListener("click", () => box.style.setProperty("display", "none"));
+      const frame = document.createElement("iframe");
+      frame.src = PANEL_URL;
+      frame.title = "first-assert";
+      for (const [k, v] of Object.entries({ width: "100%", height: "100%", border: "0" })) frame.style.setProperty(k, v);
+      box.append(close, frame);
+      document.documentElement.appendChild(box);
+      let resolveReady;
+      const ready = new Promise((r) => (resolveReady = r));
+      window.addEventListener("message", (e) => {
+        if (e.source === frame.contentWindow && e.origin === EXT_ORIGIN && e.data && e.data.type === PREFIX + "ready") resolveReady();
+      });
+      panel = { box, frame, ready };
+    }
+    if (show) panel.box.style.setProperty("display", "block");
+    return panel;
+  }
+
+  function onPanel(e) {
+    const m = e.data || {};
+    if (m.type === PREFIX + "result") {
+      lastResult = m;
+      marksOn = true;
+      applyMarks();
+      const asserts = m.first ? 1 : 0;
+      chrome.runtime.sendMessage({ type: "counts", asserts, echoes: m.echoes.length }).catch(() => {});
+    } else if (m.type === PREFIX + "reveal") {
+      const el = collected && collected.cellEls[m.cell];
+      if (el) el.scrollIntoView({ block: "center" });
+    } else if (m.type === PREFIX + "marks") {
+      marksOn = !!m.on;
+      applyMarks();
+    }
+  }
+
+  function applyMarks() {
+    A.unmark(document);
+    for (const f of knownFrames()) post(f, { type: PREFIX + "frame-unmark" });
+    if (!marksOn || !lastResult || !collected) return;
+    const r = A.mark(document, collected, lastResult);
+    for (const f of r.frames) post(f.frame, { type: PREFIX + "frame-mark", role: f.role, line: f.line, text: f.text || "" });
+  }
+
+  // ----- outputframes -----
+
+  function knownFrames() {
+    return collected ? collected.places.flat().filter((p) => p.frame).map((p) => p.frame) : [];
+  }
+
+  function frameOrigin(iframe) {
+    try {
+      return new URL(iframe.src, location.href).origin;
+    } catch {
+      return null;
+    }
+  }
+
+  function post(iframe, msg) {
+    const origin = frameOrigin(iframe);
+    if (origin && iframe.contentWindow) iframe.contentWindow.postMessage(msg, origin);
+  }
+
+  const fromOutputFrame = (origin) => {
+    try {
+      const u = new URL(origin);
+      return u.protocol === "https:" && /-colab\.googleusercontent\.com$/.test(u.hostname);
+    } catch {
+      return false;
+    }
+  };
+
+  window.addEventListener("message", (e) => {
+    const m = e.data;
+    if (!m || typeof m.type !== "string" || !fromOutputFrame(e.origin)) return;
+    const iframe = Array.from(document.querySelectorAll("iframe")).find((f) => f.contentWindow === e.source);
+    if (!iframe) return;
+    if (m.type === PREFIX + "frame-outputs" && Array.isArray(m.outputs)) frameTexts.set(iframe, m.outputs);
+    if (m.type === PREFIX + "frame-alert") {
+      frameAlerts.add(iframe);
+      schedule();
+    }
+  });
+
+  /** Asks every outputframe for its outputs; resolves when all answered or after a while. */
+  function readFrames(frames) {
+    for (const f of frames) post(f, { type: PREFIX + "frame-collect" });
+    return new Promise((done) => {
+      const t0 = Date.now();
+      const tick = () => (frames.every((f) => frameTexts.has(f)) || Date.now() - t0 > 1500 ? done() : setTimeout(tick, 40));
+      tick();
+    });
+  }
+
+  /** The collection with each frame's outputs in place of the frame. */
+  function withFrames(c) {
+    const cells = [];
+    const places = [];
+    c.cells.forEach((cell, i) => {
+      const outs = [];
+      const where = [];
+      (c.places[i] || []).forEach((p, j) => {
+        if (p.frame) {
+          for (const o of frameTexts.get(p.frame) || []) {
+            outs.push({ kind: "stream", name: o.name === "stdout" ? "stdout" : "stderr", text: String(o.text || "") });
+            where.push({ frame: p.frame });
+          }
+        } else {
+          outs.push(cell.outputs[j]);
+          where.push(p);
+        }
+      });
+      cells.push({ ...cell, outputs: outs });
+      places.push(where);
+    });
+    return { ...c, cells, places };
+  }
+
+  // ----- scanning -----
+
+  /** Collects, and when something is worth analysing (or `force`), hands it to the panel. */
+  async function scan({ force = false, show = false } = {}) {
+    const c = A.collect(document);
+    const frames = c.places.flat().filter((p) => p.frame).map((p) => p.frame);
+    await readFrames(frames);
+    collected = withFrames(c);
+    const text = JSON.stringify(collected.cells);
+    const signal = SIGNAL.test(text);
+    if (!signal && !force) {
+      chrome.runtime.sendMessage({ type: "counts", asserts: 0, echoes: 0 }).catch(() => {});
+      return;
+    }
+    const p = openPanel(show || signal);
+    if (text === lastKey && !force) return;
+    lastKey = text;
+    await p.ready;
+    const ch = new MessageChannel();
+    ch.port1.onmessage = onPanel;
+    p.frame.contentWindow.postMessage(
+      { type: PREFIX + "analyze", protocol: 1, id: "extension", cells: collected.cells, title: document.title.slice(0, 200) },
+      EXT_ORIGIN,
+      [ch.port2],
+    );
+  }
+
+  // Automatic mode: rescan when the page changes (debounced; nothing runs while it is quiet).
+  let timer = 0;
+  let auto = true;
+  function schedule() {
+    if (!auto) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => scan().catch(() => {}), 600);
+  }
+
+  chrome.storage.sync.get({ auto: true }).then((s) => {
+    auto = s.auto !== false;
+    if (!auto) return;
+    const root = document.body || document.documentElement;
+    new MutationObserver((records) => {
+      // Our own marks and panel do not count as changes.
+      const ours = records.every((r) => r.target instanceof Element && r.target.closest("[data-first-assert-panel], [data-first-assert-part], [data-first-assert-badge]"));
+      if (!ours) schedule();
+    }).observe(root, { childList: true, subtree: true, characterData: true });
+    schedule();
+  });
+
+  chrome.runtime.onMessage.addListener((m, _sender, reply) => {
+    if (m && m.type === "scan") {
+      // A page of the site without a notebook (Colab's start page): the service worker
+      // opens the page itself instead.
+      if (!A.collect(document).cells.length) {
+        reply({ ok: false, reason: "no notebook" });
+        return false;
+      }
+      if (panel && panel.box.style.getPropertyValue("display") === "block" && !m.keepOpen) {
+        panel.box.style.setProperty("display", "none");
+        reply({ ok: true, open: false });
+        return;
+      }
+      scan({ force: true, show: true }).then(() => reply({ ok: true, open: true, adapter }));
+      return true;
+    }
+    if (m && m.type === "selftest") {
+      reply(A.selftest(document));
+    }
+    return false;
+  });
+})(globalThis.FirstAssertAdapters);
