@@ -3,7 +3,8 @@
 #   make serve   builds the engine and the page, and serves the page (demo logs included)
 #                on http://127.0.0.1:8000
 #   make test    every test the project has (installs what they need first)
-#   make web     the WebAssembly package in www/pkg
+#   make web     the WebAssembly package and the bookmarklet in www/pkg, the extension in
+#                dist/extension (FIRST_ASSERT_ORIGIN sets the page's origin for the bookmarklet)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
 #   make report  the CLI's reports on the demo logs, in the terminal
 
@@ -40,8 +41,8 @@ report: build
 bench: build web
 	@bash scripts/bench.sh
 	$(CARGO) build --release --locked --example serve
-	cd $(E2E) && node bench.mjs
+	cd $(E2E) && node bench.mjs && node bench-notebook.mjs
 
 clean:
 	$(CARGO) clean
-	rm -rf bench-data www/pkg $(E2E)/node_modules $(E2E)/artifacts
+	rm -rf bench-data dist www/pkg $(E2E)/node_modules $(E2E)/artifacts
