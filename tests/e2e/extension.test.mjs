@@ -174,3 +174,16 @@ test("web-ext lint: no errors", { timeout: 120_000 }, () => {
   // The one warning left is Firefox ignoring background.service_worker, which Chrome needs.
   assert.deepEqual(r.warnings.map((w) => w.code), ["BACKGROUND_SERVICE_WORKER_IGNORED"]);
 });
+
+test("Kaggle: JupyterLab in the proxy frame is read and marked there", { timeout: 120_000 }, async () => {
+  const want = fileReport(hosts.nbs["long.ipynb"]);
+  const { page } = await open(hosts.kaggleUrl("long.ipynb"));
+  const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
+  await lab.waitForSelector("[data-first-assert]");
+  assert.match(await lab.locator("[data-first-assert]").textContent(), /Loss\.cu:250: nll_loss_forward_reduce_cuda_kernel_2d/);
+  assert.equal(await lab.locator("[data-first-assert-echo]").count(), new Set(want.echoes.map((e) => `${e.cell}:${e.output}`)).size);
+  const panel = await frameWhere(page, (u) => u.startsWith(`chrome-extension://${extId}/page/index.html`));
+  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.equal(await page.locator("[data-first-assert-panel]").count(), 0, "the top page only frames the editor");
+  await page.close();
+});

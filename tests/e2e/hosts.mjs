@@ -14,6 +14,8 @@ import { WWW } from "./lib.mjs";
 
 export const COLAB = "colab.research.google.com";
 export const FRAME_HOST = "fx-496ff2e9c6d22116-0-colab.googleusercontent.com";
+export const KAGGLE = "www.kaggle.com";
+export const KAGGLE_PROXY = "kkb-production.jupyter-proxy.kaggle.net";
 
 /** The notebooks the fixtures render, by name. */
 export function notebooks() {
@@ -40,30 +42,45 @@ function certificate() {
 const listen = (srv, host = "127.0.0.1") => new Promise((r) => srv.listen(0, host, () => r(srv.address().port)));
 
 /**
- * Starts the hosts; resolves to { colabPort, framePort, jupyterPort, chromiumArgs, close,
- * requests } where `requests` logs every request the servers got.
+ * Starts the hosts; resolves to { colabPort, jupyterPort, chromiumArgs, close, requests, nbs,
+ * and the fixture URLs }; `requests` logs every request the servers got.
  */
 export async function startHosts() {
   const nbs = notebooks();
   const tls = certificate();
   const requests = [];
   const nonce = "fx" + Math.random().toString(36).slice(2);
+  // One HTTPS server plays every host, by the Host header.
   const colab = https(tls, (req, res) => {
-    requests.push(`https://${COLAB}${req.url}`);
-    const u = new URL(req.url, `https://${COLAB}`);
-    const name = decodeURIComponent(u.pathname.replace(/^\/drive\//, ""));
-    const nb = nbs[name];
-    if (!nb) return res.writeHead(404).end("no such notebook");
-    res.writeHead(200, colabHeaders(nonce, { coop: u.searchParams.get("coop") === "1" }));
-    res.end(colabTop(nb, { name, frameOrigin: `https://${FRAME_HOST}`, nonce, model: u.searchParams.get("model") !== "0" }));
-  });
-  const frames = https(tls, (req, res) => {
-    requests.push(`https://${FRAME_HOST}${req.url}`);
-    const u = new URL(req.url, `https://${FRAME_HOST}`);
-    const nb = nbs[u.searchParams.get("nb")];
-    if (u.pathname !== "/outputframe.html" || !nb) return res.writeHead(404).end("not found");
-    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "script-src 'none'; object-src 'none'" });
-    res.end(colabFrame(nb, Number(u.searchParams.get("c")), Number(u.searchParams.get("o"))));
+    const host = (req.headers.host || "").split(":")[0];
+    requests.push(`https://${host}${req.url}`);
+    const u = new URL(req.url, `https://${host}`);
+    if (host === COLAB) {
+      const name = decodeURIComponent(u.pathname.replace(/^\/drive\//, ""));
+      const nb = nbs[name];
+      if (!nb) return res.writeHead(404).end("no such notebook");
+      res.writeHead(200, colabHeaders(nonce, { coop: u.searchParams.get("coop") === "1" }));
+      return res.end(colabTop(nb, { name, frameOrigin: `https://${FRAME_HOST}`, nonce, model: u.searchParams.get("model") !== "0" }));
+    }
+    if (host === FRAME_HOST) {
+      const nb = nbs[u.searchParams.get("nb")];
+      if (u.pathname !== "/outputframe.html" || !nb) return res.writeHead(404).end("not found");
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "script-src 'none'; object-src 'none'" });
+      return res.end(colabFrame(nb, Number(u.searchParams.get("c")), Number(u.searchParams.get("o"))));
+    }
+    if (host === KAGGLE) {
+      // Kaggle's editor page frames JupyterLab served from the proxy host.
+      const name = decodeURIComponent(u.pathname.replace(/^\/code\//, ""));
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      return res.end(`<!doctype html><title>Kaggle</title><body><div class="editor"><iframe src="https://${KAGGLE_PROXY}/k/${encodeURIComponent(name)}" width="100%" height="900"></iframe></div></body>`);
+    }
+    if (host === KAGGLE_PROXY) {
+      const name = decodeURIComponent(u.pathname.replace(/^\/k\//, ""));
+      if (!nbs[name]) return res.writeHead(404).end("not found");
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      return res.end(jupyterlab(nbs[name], name));
+    }
+    res.writeHead(404).end("unknown host");
   });
   const jupyter = http((req, res) => {
     requests.push(`http://localhost${req.url}`);
@@ -75,23 +92,22 @@ export async function startHosts() {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
     res.end(kind === "lab" ? jupyterlab(nb, name) : classic(nb, name));
   });
-  const [colabPort, framePort, jupyterPort] = [await listen(colab), await listen(frames), await listen(jupyter)];
+  const [colabPort, jupyterPort] = [await listen(colab), await listen(jupyter)];
   return {
     colabPort,
-    framePort,
     jupyterPort,
     requests,
     nbs,
     chromiumArgs: [
-      `--host-resolver-rules=MAP ${COLAB}:443 127.0.0.1:${colabPort},MAP ${FRAME_HOST}:443 127.0.0.1:${framePort}`,
+      `--host-resolver-rules=${[COLAB, FRAME_HOST, KAGGLE, KAGGLE_PROXY].map((h) => `MAP ${h}:443 127.0.0.1:${colabPort}`).join(",")}`,
       "--ignore-certificate-errors",
     ],
     colabUrl: (name, query = "") => `https://${COLAB}/drive/${encodeURIComponent(name)}${query}`,
     labUrl: (name) => `http://localhost:${jupyterPort}/lab/tree/${encodeURIComponent(name)}`,
     classicUrl: (name) => `http://localhost:${jupyterPort}/notebooks/${encodeURIComponent(name)}`,
+    kaggleUrl: (name) => `https://${KAGGLE}/code/${encodeURIComponent(name)}`,
     close() {
       colab.close();
-      frames.close();
       jupyter.close();
     },
   };
