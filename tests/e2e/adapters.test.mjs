@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { launch, engine, WWW } from "./lib.mjs";
+import { launch, engine, fileReport, WWW } from "./lib.mjs";
 import { startHosts } from "./hosts.mjs";
 import * as protocol from "../../www/protocol.js";
 
@@ -24,15 +24,6 @@ after(async () => {
   hosts?.close();
 });
 
-/** The engine's report on a notebook as a file, as the CLI would read it. */
-function fileReport(nb) {
-  const s = new pkg.Session();
-  try {
-    return s.analyzeBytes(new TextEncoder().encode(JSON.stringify(nb)), "x.ipynb", {});
-  } finally {
-    s.free();
-  }
-}
 
 /** Opens `url`, runs the adapters, analyses what they collected; returns { page, report, collected }. */
 async function collectOn(url) {
@@ -68,7 +59,7 @@ for (const front of ["lab", "classic"]) {
   test(`${front}: every cell readable, same diagnosis as the file, the line marked`, { timeout: 60_000 }, async () => {
     for (const name of ["labels.ipynb", "echoes.ipynb", "long.ipynb"]) {
       const nb = hosts.nbs[name];
-      const want = fileReport(nb);
+      const want = await fileReport(nb);
       const { page, report, collected, errors } = await collectOn(front === "lab" ? hosts.labUrl(name) : hosts.classicUrl(name));
       assert.equal(collected.adapter, front === "lab" ? "jupyterlab" : "classic");
       assert.equal(collected.cells.length, nb.cells.length);
@@ -101,7 +92,7 @@ test("colab: stream outputs in the top document are read and marked; errors sit 
   const { page, report, collected } = await collectOn(hosts.colabUrl("labels.ipynb", "?model=0"));
   assert.equal(collected.adapter, "colab");
   assert.equal(collected.fromModel, false);
-  const want = fileReport(hosts.nbs["labels.ipynb"]);
+  const want = await fileReport(hosts.nbs["labels.ipynb"]);
   assert.equal(report.first_assert.cell, want.first_assert.cell);
   assert.equal(report.first_assert.kind, "kernel_assert");
   const r = await markOn(page, report);
@@ -114,7 +105,7 @@ test("colab: stream outputs in the top document are read and marked; errors sit 
 
 test("colab: with the page's notebook model the frames' errors are known and the cell is marked", { timeout: 60_000 }, async () => {
   const nb = hosts.nbs["echoes.ipynb"];
-  const want = fileReport(nb);
+  const want = await fileReport(nb);
   const { page, report, collected } = await collectOn(hosts.colabUrl("echoes.ipynb"));
   assert.equal(collected.fromModel, true);
   assert.equal(report.first_assert.cell, want.first_assert.cell);

@@ -6,13 +6,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { launch, serve, engine, artifactsDir } from "./lib.mjs";
+import { launch, serve, fileReport, artifactsDir } from "./lib.mjs";
 import { startHosts } from "./hosts.mjs";
 import { build } from "../../scripts/build-bookmarklet.mjs";
 
-let hosts, srv, browser, pkg, code;
+let hosts, srv, browser, code;
 before(async () => {
-  pkg = await engine();
   hosts = await startHosts();
   srv = await serve();
   code = build(srv.origin).code;
@@ -24,14 +23,6 @@ after(async () => {
   hosts?.close();
 });
 
-function fileReport(nb) {
-  const s = new pkg.Session();
-  try {
-    return s.analyzeBytes(new TextEncoder().encode(JSON.stringify(nb)), "x.ipynb", {});
-  } finally {
-    s.free();
-  }
-}
 
 /** Opens a notebook page, runs the bookmarklet, returns { page, popup, requests }. */
 async function run(url) {
@@ -65,7 +56,7 @@ function onlyOurHosts(requests) {
 
 test("Colab, notebook model: the popup analyses, the cell of the first assert is marked", { timeout: 90_000 }, async () => {
   const nb = hosts.nbs["echoes.ipynb"];
-  const want = fileReport(nb);
+  const want = await fileReport(nb);
   const { ctx, page, popup, requests, errors } = await run(hosts.colabUrl("echoes.ipynb"));
   assert.equal(new URL(popup.url()).origin, srv.origin);
   await popup.locator("[data-testid=cause]").waitFor();
@@ -96,7 +87,7 @@ test("Colab, no model: the kernel's line in the top document is marked; the togg
 });
 
 test("Colab with COOP: the link is cut, the cells travel in the fragment, the popup still reports", { timeout: 90_000 }, async () => {
-  const want = fileReport(hosts.nbs["labels.ipynb"]);
+  const want = await fileReport(hosts.nbs["labels.ipynb"]);
   const { ctx, page, popup, requests } = await run(hosts.colabUrl("labels.ipynb", "?coop=1"));
   await popup.locator("[data-testid=cause]").waitFor();
   assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);

@@ -11,14 +11,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { chromium } from "playwright-core";
-import { FLAGS, ROOT, engine, artifactsDir } from "./lib.mjs";
+import { FLAGS, ROOT, fileReport, artifactsDir } from "./lib.mjs";
 import { startHosts } from "./hosts.mjs";
 
 const EXT = path.join(ROOT, "dist/extension");
 
-let hosts, ctx, sw, extId, pkg;
+let hosts, ctx, sw, extId;
 before(async () => {
-  pkg = await engine();
   hosts = await startHosts();
   ctx = await chromium.launchPersistentContext(mkdtempSync(path.join(tmpdir(), "fa-ext-")), {
     executablePath: "/usr/bin/chromium",
@@ -35,14 +34,6 @@ after(async () => {
   hosts?.close();
 });
 
-function fileReport(nb) {
-  const s = new pkg.Session();
-  try {
-    return s.analyzeBytes(new TextEncoder().encode(JSON.stringify(nb)), "x.ipynb", {});
-  } finally {
-    s.free();
-  }
-}
 
 async function open(url) {
   const page = await ctx.newPage();
@@ -72,7 +63,7 @@ const tabId = () => sw.evaluate(async () => Math.max(...(await chrome.tabs.query
 
 test("Colab: the assert is noticed, the panel explains it, the outputframe line and the cell are marked", { timeout: 120_000 }, async () => {
   const nb = hosts.nbs["echoes.ipynb"];
-  const want = fileReport(nb);
+  const want = await fileReport(nb);
   const { page, requests, errors } = await open(hosts.colabUrl("echoes.ipynb", "?model=0"));
   const panel = await panelOf(page);
   await panel.locator("[data-testid=cause]").waitFor();
@@ -176,7 +167,7 @@ test("web-ext lint: no errors", { timeout: 120_000 }, () => {
 });
 
 test("Kaggle: JupyterLab in the proxy frame is read and marked there", { timeout: 120_000 }, async () => {
-  const want = fileReport(hosts.nbs["long.ipynb"]);
+  const want = await fileReport(hosts.nbs["long.ipynb"]);
   const { page } = await open(hosts.kaggleUrl("long.ipynb"));
   const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
   await lab.waitForSelector("[data-first-assert]");

@@ -103,3 +103,15 @@ export async function engine() {
   pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
   return pkg;
 }
+
+let loaded;
+/** The engine's report on a notebook as a file (what the CLI would say about the .ipynb). */
+export async function fileReport(nb) {
+  const pkg = await (loaded ??= engine());
+  const s = new pkg.Session();
+  try {
+    return s.analyzeBytes(new TextEncoder().encode(JSON.stringify(nb)), "x.ipynb", {});
+  } finally {
+    s.free();
+  }
+}
