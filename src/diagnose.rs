@@ -555,21 +555,18 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         Lang::En => &r.en,
         Lang::Zh => &r.zh,
     };
-    // The op behind the exact site, when the rule lists one; else the rule's ops.
+    // The op behind the exact site, when the rule lists one (the site with the same function
+    // first: several kernels share a condition); else the rule's ops.
     let mut ops: Vec<String> = Vec::new();
     if let Some(k) = kernel {
         let file = basename(&k.site.file);
-        if let Some(op) = r
-            .sites
-            .iter()
-            .find(|s| {
-                s.file.eq_ignore_ascii_case(file)
-                    && s.condition.is_some()
-                    && s.condition.map(crate::rules::condition_key)
-                        == k.site.condition.as_deref().map(crate::rules::condition_key)
-            })
-            .and_then(|s| s.op)
-        {
+        let cond = k.site.condition.as_deref().map(crate::rules::condition_key);
+        let same = |s: &&crate::rules::SiteDef| {
+            s.file.eq_ignore_ascii_case(file) && s.condition.is_some() && s.condition.map(crate::rules::condition_key) == cond
+        };
+        let func = k.site.name.as_deref().or(k.site.function.as_deref());
+        let site = r.sites.iter().filter(same).find(|s| s.function.is_some() && s.function == func).or_else(|| r.sites.iter().find(same));
+        if let Some(op) = site.and_then(|s| s.op) {
             ops.push(op.to_string());
         }
     }

@@ -26,6 +26,9 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
     let mut out = Vec::new();
     for c in p.kernel.captures_iter(norm) {
         let whole = c.get(0).expect("group 0 always matches");
+        if quoted(&norm[..whole.start()]) {
+            continue;
+        }
         let file = clean_file(&c["file"]);
         let function = c.name("func").map(|m| m.as_str().trim().to_string()).filter(|f| !f.is_empty());
         let condition = c.name("cond").map(|m| collapse_ws(m.as_str()));
@@ -152,6 +155,21 @@ impl Memo {
     }
 }
 
+/// True when the text in front of a kernel record makes it a quotation rather than output: a
+/// string in code (`print("…`, `msg = '…`, `logger.info('known issue: …`) or inline code in
+/// prose (``If you see `…``). A record pasted on its own in backticks, or behind a log, rank or
+/// markdown prefix, is output.
+fn quoted(prefix: &str) -> bool {
+    let p = prefix.trim_end();
+    let words = |s: &str| s.chars().any(char::is_alphabetic);
+    match p.chars().last() {
+        Some('"' | '\'') => words(p),
+        Some('`') => words(&p[..p.len() - 1]),
+        // Inside a string opened earlier on the line.
+        _ => p.matches('"').count() % 2 == 1 || p.matches('\'').count() % 2 == 1,
+    }
+}
+
 /// True when `norm` holds the piece of a kernel record whose start or end was wrapped onto
 /// another line (a terminal that hard-wraps at 80 columns, a paste that breaks lines).
 pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
@@ -159,6 +177,10 @@ pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
         return false;
     }
     if parsed.is_empty() {
+        // A whole record that `parse` left out is a quotation, not a piece.
+        if patterns().kernel.is_match(norm) {
+            return false;
+        }
         let t = norm.trim();
         return patterns().kernel_partial.is_match(norm)
             || (norm.contains("block:") && norm.contains("thread:"))

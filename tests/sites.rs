@@ -1,0 +1,112 @@
+//! Every kernel assertion site the rules know (`[[site]]` in `rules/*.toml`, which list the
+//! device-side asserts of PyTorch's CUDA kernels) printed the ways PyTorch prints it: the
+//! engine must name the site's rule, its category and its op. The same records quoted in
+//! code or prose must not count as output.
+#![cfg(not(target_arch = "wasm32"))]
+
+use first_assert::rules::{RuleDef, SiteDef, RULES};
+use first_assert::{analyze_text, Options, Report, Verdict};
+
+const HOST: &str = "RuntimeError: CUDA error: device-side assert triggered\n\
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n";
+
+/// Where a file lives in the source tree, as far as a printed path shows it.
+fn tree(file: &str) -> &'static str {
+    if file.starts_with("THC") {
+        "aten/src/THC/"
+    } else if file.starts_with("THCUNN") || file.contains("Criterion") || file.starts_with("Spatial") || file.starts_with("Volumetric") {
+        "aten/src/THCUNN/"
+    } else if file.ends_with(".h") || file.ends_with(".cuh") {
+        "aten/src/ATen/native/cuda/"
+    } else {
+        "aten/src/ATen/native/cuda/"
+    }
+}
+
+/// The ways a site's record is printed: (name, line).
+fn printed(s: &SiteDef, n: usize) -> Vec<(&'static str, String)> {
+    let cond = s.condition.unwrap_or("false");
+    let dir = tree(s.file);
+    let func = s.function.unwrap_or("operator()");
+    let ids = format!("block: [{},0,0], thread: [{},0,0]", n % 97, (n * 7) % 128);
+    let mut v = vec![
+        ("pip", format!("/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 100 + n)),
+        ("relative", format!("../{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 40 + n)),
+        ("conda", format!("/opt/conda/conda-bld/pytorch_1678402412426/work/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 7 + n)),
+        ("windows", format!("C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\{}{}:{}: {ids} Assertion `{cond}` failed.", dir.replace('/', "\\"), s.file, 90 + n)),
+        ("torchrun", format!("[rank3]: ../{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 60 + n)),
+        ("markdown", format!("> `/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.`", s.file, 12 + n)),
+    ];
+    if dir.contains("THC") {
+        v.push(("thc", format!("/pytorch/{dir}{}:{}: void {func}(T *, T *, long *, int, int) [with T = float, AccumT = float, IndexType = unsigned int]: {ids} Assertion `{cond}` failed.", s.file, 30 + n)));
+    }
+    v
+}
+
+fn report(log: &str) -> Report {
+    analyze_text(log, &Options::default())
+}
+
+fn sites() -> Vec<(&'static RuleDef, &'static SiteDef)> {
+    RULES.iter().flat_map(|r| r.sites.iter().map(move |s| (r, s))).collect()
+}
+
+#[test]
+fn every_site_names_its_rule_category_and_op() {
+    let all = sites();
+    assert!(all.len() >= 140, "the site table shrank to {}", all.len());
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (n, (rule, site)) in all.iter().enumerate() {
+        for (dialect, line) in printed(site, n) {
+            // Three threads' worth of the record, then the host error, as a run prints them.
+            let log = format!("{line}\n{line}\n{line}\n{HOST}");
+            let r = report(&log);
+            checked += 1;
+            let Some(f) = &r.first_assert else {
+                failures.push(format!("{} [{dialect}]: no first assert in {line}", rule.id));
+                continue;
+            };
+            if f.kind != first_assert::report::AssertKind::KernelAssert {
+                failures.push(format!("{} [{dialect}]: first assert is not the kernel line", rule.id));
+            }
+            let Some(c) = &r.cause else {
+                failures.push(format!("{} [{dialect}]: no cause", rule.id));
+                continue;
+            };
+            if c.rule != rule.id || c.category != rule.category {
+                failures.push(format!("{} [{dialect}]: got rule {} ({:?}) for {line}", rule.id, c.rule, c.category));
+            }
+            let want_op = site.op.map(str::to_string).unwrap_or_else(|| rule.ops.join(" | "));
+            let got_op = c.ops.join(" | ");
+            if site.op.is_some() && dialect != "windows" && got_op != want_op {
+                failures.push(format!("{} [{dialect}]: op {got_op:?}, want {want_op:?}", rule.id));
+            }
+            if site.op.is_none() && !rule.ops.iter().any(|o| c.ops.iter().any(|g| g == o)) && c.ops.len() != 1 {
+                failures.push(format!("{} [{dialect}]: ops {:?}", rule.id, c.ops));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {checked} printed sites misread:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn quoted_records_are_not_output() {
+    let mut failures = Vec::new();
+    for (n, (rule, site)) in sites().iter().enumerate() {
+        let (_, line) = &printed(site, n)[0];
+        for quoted in [
+            format!(">>> print(\"{line}\")"),
+            format!("    msg = '{line}'"),
+            format!("logger.warning('known issue, fixed in 2.1: {line}')"),
+            format!("If you see `{line}`, your labels are out of range."),
+            format!("assert ok, \"{line}\""),
+        ] {
+            let r = report(&format!("epoch 1: loss 0.31\n{quoted}\nepoch 2: loss 0.28\n"));
+            if r.verdict != Verdict::Clean {
+                failures.push(format!("{}: {:?} for {quoted}", rule.id, r.verdict));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
