@@ -156,6 +156,39 @@ fn other_steps(c: &Context<'_>) -> Vec<Step> {
                 false,
             ));
         }
+        "no_device"
+        | "invalid_device_ordinal"
+        | "driver_too_old"
+        | "no_cuda_build"
+        | "ecc_error"
+        | "launch_timeout"
+        | "device_busy" => {
+            v.push(step(
+                "check_gpu",
+                Msg::StepGpuTitle.text(l).into(),
+                Msg::StepGpuBody.text(l).into(),
+                Some(code(Msg::SnippetGpu, l)),
+                false,
+            ));
+        }
+        "cuda_fork" => {
+            v.push(step(
+                "spawn",
+                Msg::StepForkTitle.text(l).into(),
+                Msg::StepForkBody.text(l).into(),
+                Some(code(Msg::SnippetFork, l)),
+                false,
+            ));
+        }
+        "device_mismatch" => {
+            v.push(step(
+                "same_device",
+                Msg::StepSameDeviceTitle.text(l).into(),
+                Msg::StepSameDeviceBody.text(l).into(),
+                Some(code(Msg::SnippetSameDevice, l)),
+                false,
+            ));
+        }
         "nccl" => {
             v.push(step(
                 "nccl_debug",

@@ -562,10 +562,17 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         let file = basename(&k.site.file);
         let cond = k.site.condition.as_deref().map(crate::rules::condition_key);
         let same = |s: &&crate::rules::SiteDef| {
-            s.file.eq_ignore_ascii_case(file) && s.condition.is_some() && s.condition.map(crate::rules::condition_key) == cond
+            s.file.eq_ignore_ascii_case(file)
+                && s.condition.is_some()
+                && s.condition.map(crate::rules::condition_key) == cond
         };
         let func = k.site.name.as_deref().or(k.site.function.as_deref());
-        let site = r.sites.iter().filter(same).find(|s| s.function.is_some() && s.function == func).or_else(|| r.sites.iter().find(same));
+        let site = r
+            .sites
+            .iter()
+            .filter(same)
+            .find(|s| s.function.is_some() && s.function == func)
+            .or_else(|| r.sites.iter().find(same));
         if let Some(op) = site.and_then(|s| s.op) {
             ops.push(op.to_string());
         }
@@ -599,6 +606,10 @@ fn other_explanation(kind: &str) -> Msg {
         "nccl" => Msg::OtherNccl,
         "invalid_device_ordinal" | "no_device" => Msg::OtherNoDevice,
         "driver_too_old" => Msg::OtherDriver,
+        "ecc_error" | "launch_timeout" | "device_busy" => Msg::OtherHardware,
+        "cuda_fork" => Msg::OtherFork,
+        "no_cuda_build" => Msg::OtherNoCudaBuild,
+        "device_mismatch" => Msg::OtherDeviceMismatch,
         _ => Msg::OtherGeneric,
     }
 }

@@ -14,7 +14,11 @@ CUDA kernel errors might be asynchronously reported at some other API call, so t
 fn tree(file: &str) -> &'static str {
     if file.starts_with("THC") {
         "aten/src/THC/"
-    } else if file.starts_with("THCUNN") || file.contains("Criterion") || file.starts_with("Spatial") || file.starts_with("Volumetric") {
+    } else if file.starts_with("THCUNN")
+        || file.contains("Criterion")
+        || file.starts_with("Spatial")
+        || file.starts_with("Volumetric")
+    {
         "aten/src/THCUNN/"
     } else if file.ends_with(".h") || file.ends_with(".cuh") {
         "aten/src/ATen/native/cuda/"

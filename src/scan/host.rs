@@ -121,6 +121,22 @@ pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
             return Some(Parsed { start: m.start(), kind: HostKind::Other("nccl"), dialect: "nccl", exception });
         }
     }
+    // Errors of the CUDA setup that Python raises itself, with no CUDA error code.
+    for (needle, kind) in [
+        ("Cannot re-initialize CUDA in forked subprocess", "cuda_fork"),
+        ("Torch not compiled with CUDA enabled", "no_cuda_build"),
+        ("Expected all tensors to be on the same device", "device_mismatch"),
+    ] {
+        if let Some(i) = s.find(needle) {
+            let lead = lead_in(&s[..i], had_log_prefix)?;
+            return Some(Parsed {
+                start: i,
+                kind: HostKind::Other(kind),
+                dialect: "python",
+                exception: lead.exception,
+            });
+        }
+    }
     if s.contains("HSA_STATUS_ERROR") {
         if let Some(m) = p.hsa.find(s) {
             return Some(Parsed {
