@@ -20,8 +20,6 @@ fn tree(file: &str) -> &'static str {
         || file.starts_with("Volumetric")
     {
         "aten/src/THCUNN/"
-    } else if file.ends_with(".h") || file.ends_with(".cuh") {
-        "aten/src/ATen/native/cuda/"
     } else {
         "aten/src/ATen/native/cuda/"
     }
