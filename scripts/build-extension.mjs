@@ -31,7 +31,7 @@ for (const f of ["background.js", "content.js", "frame.js", "options.html", "opt
   cpSync(path.join(www, "extension", f), path.join(out, f));
 }
 cpSync(path.join(www, "adapters/adapters.js"), path.join(out, "adapters/adapters.js"));
-for (const f of ["index.html", "app.js", "protocol.js", "style.css", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"]) {
+for (const f of ["index.html", "app.js", "protocol.js", "style.css", "rules.html", "rules.js", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
 cpSync(path.join(www, "demo"), path.join(out, "page/demo"), { recursive: true });

@@ -39,6 +39,9 @@ cat > "$out/package.json" <<JSON
 }
 JSON
 
+# The rules page, generated from the rule data (so it cannot drift from the engine).
+cargo run --release --locked --quiet --example rules_page > www/rules.html
+
 # The bookmarklet, for the origin the page will be served from (make serve: 127.0.0.1:8000).
 node scripts/build-bookmarklet.mjs "${FIRST_ASSERT_ORIGIN:-http://127.0.0.1:8000}"
 

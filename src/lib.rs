@@ -38,6 +38,8 @@
 //! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps.
 //! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod docs;
 pub mod i18n;
 pub mod input;
 pub mod re;

@@ -8,6 +8,8 @@ const SHELL = [
   "app.js",
   "protocol.js",
   "style.css",
+  "rules.html",
+  "rules.js",
   "pkg/first_assert.js",
   "pkg/first_assert_bg.wasm",
   "demo/colab-nll-labels.ipynb",

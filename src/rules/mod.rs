@@ -18,7 +18,6 @@ use crate::re;
 use crate::report::{self, KernelSite, Location};
 use crate::scan::facts::{Loc, MessageHit, TbFrame};
 use crate::scan::kernel::basename;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Strength of a kernel site found in a rule's site table (condition and file agree).
@@ -46,9 +45,8 @@ pub const RAISED: f32 = 0.5;
 pub struct RuleSet {
     /// The rule definitions.
     pub rules: &'static [RuleDef],
-    by_id: HashMap<&'static str, usize>,
-    sites_by_condition: HashMap<String, Vec<(usize, usize)>>,
-    sites_by_file: HashMap<String, Vec<(usize, usize)>>,
+    sites_by_condition: SmallMap<String, Vec<(usize, usize)>>,
+    sites_by_file: SmallMap<String, Vec<(usize, usize)>>,
     pats: Vec<Pat>,
     kernel_file: FieldSet,
     kernel_function: FieldSet,
@@ -95,6 +93,47 @@ impl FieldSet {
     /// whether it matches, the pattern's own regex says where.
     fn span<'t>(&self, local: usize, text: &'t str) -> Option<&'t str> {
         self.set.find(local, text)
+    }
+}
+
+/// A map kept as a list: the engine's per-report maps hold a few dozen entries, where a list
+/// is as fast as hashing and keeps the WebAssembly package from carrying another HashMap
+/// instance per key type.
+struct SmallMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SmallMap<K, V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<K: PartialEq, V: Default> SmallMap<K, V> {
+    fn entry(&mut self, k: K) -> &mut V {
+        let i = match self.0.iter().position(|(x, _)| *x == k) {
+            Some(i) => i,
+            None => {
+                self.0.push((k, V::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn get(&self, k: &K) -> Option<&V> {
+        self.0.iter().find(|(x, _)| x == k).map(|(_, v)| v)
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        let i = self.0.iter().position(|(x, _)| x == k)?;
+        Some(self.0.swap_remove(i).1)
+    }
+}
+
+impl<K, V> IntoIterator for SmallMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
     }
 }
 
@@ -161,25 +200,21 @@ impl RuleSet {
     /// Compiles rule definitions; fails on a pattern that does not compile or a dangling
     /// `extends`.
     pub fn compile(rules: &'static [RuleDef]) -> Result<RuleSet, String> {
-        let mut by_id = HashMap::new();
-        for (i, r) in rules.iter().enumerate() {
-            by_id.insert(r.id, i);
-        }
-        let mut sites_by_condition: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-        let mut sites_by_file: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut sites_by_condition: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
+        let mut sites_by_file: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
         let mut pats = Vec::new();
-        let mut fields: HashMap<&str, Vec<(usize, &'static str)>> = HashMap::new();
+        let mut fields: SmallMap<&'static str, Vec<(usize, &'static str)>> = SmallMap::default();
         for (ri, r) in rules.iter().enumerate() {
             if let Some(base) = r.extends {
-                if !by_id.contains_key(base) {
+                if !rules.iter().any(|b| b.id == base) {
                     return Err(format!("{}: extends unknown rule `{base}`", r.path));
                 }
             }
             for (si, s) in r.sites.iter().enumerate() {
                 if let Some(c) = s.condition {
-                    sites_by_condition.entry(condition_key(c)).or_default().push((ri, si));
+                    sites_by_condition.entry(condition_key(c)).push((ri, si));
                 }
-                sites_by_file.entry(s.file.to_ascii_lowercase()).or_default().push((ri, si));
+                sites_by_file.entry(s.file.to_ascii_lowercase()).push((ri, si));
             }
             for (bi, block) in r.when.iter().enumerate() {
                 for p in block.iter() {
@@ -187,7 +222,7 @@ impl RuleSet {
                     let mut f = 0;
                     let mut add = |key: &'static str, flag: u8, src: Option<&'static str>| {
                         if let Some(src) = src {
-                            fields.entry(key).or_default().push((pi, src));
+                            fields.entry(key).push((pi, src));
                             f |= flag;
                         }
                     };
@@ -209,10 +244,9 @@ impl RuleSet {
                 }
             }
         }
-        let mut take = |k: &str| FieldSet::build(fields.remove(k).unwrap_or_default());
+        let mut take = |k: &'static str| FieldSet::build(fields.remove(&k).unwrap_or_default());
         Ok(RuleSet {
             rules,
-            by_id,
             sites_by_condition,
             sites_by_file,
             kernel_file: take("kernel_file")?,
@@ -229,7 +263,7 @@ impl RuleSet {
 
     /// The index of the rule with this id.
     pub fn index(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.rules.iter().position(|r| r.id == id)
     }
 
     /// The literals that message patterns need the scanner to read.
@@ -307,19 +341,19 @@ impl RuleSet {
 
     /// Kernel patterns matching a site: (pattern index, text that matched).
     fn kernel_pattern_hits(&self, site: &KernelSite, short: Option<&str>) -> Vec<(usize, String)> {
-        let mut count: HashMap<usize, u8> = HashMap::new();
+        let mut count: SmallMap<usize, u8> = SmallMap::default();
         let file = basename(&site.file);
         for pi in self.kernel_file.matches(file) {
-            *count.entry(pi).or_default() |= F_FILE;
+            *count.entry(pi) |= F_FILE;
         }
         if let Some(f) = short.or(site.function.as_deref()) {
             for pi in self.kernel_function.matches(f) {
-                *count.entry(pi).or_default() |= F_FUNCTION;
+                *count.entry(pi) |= F_FUNCTION;
             }
         }
         if let Some(c) = &site.condition {
             for pi in self.kernel_condition.matches(c) {
-                *count.entry(pi).or_default() |= F_CONDITION;
+                *count.entry(pi) |= F_CONDITION;
             }
         }
         let mut v: Vec<(usize, String)> = count
@@ -337,9 +371,9 @@ impl RuleSet {
     /// Chooses the rule the evidence points at.
     pub fn decide(&self, input: &Input<'_>) -> Option<Decision> {
         // hits[rule][block] = best hit of that block.
-        let mut hits: HashMap<(usize, usize), Hit> = HashMap::new();
+        let mut hits: SmallMap<(usize, usize), Hit> = SmallMap::default();
         let mut put = |rule: usize, block: usize, h: Hit| {
-            let e = hits.entry((rule, block)).or_default();
+            let e = hits.entry((rule, block));
             if h.strength > e.strength {
                 *e = h;
             }
@@ -379,12 +413,12 @@ impl RuleSet {
         for (depth, f) in input.frames.iter().enumerate() {
             // Deeper frames are closer to the op; each level up counts a little less.
             let decay = 0.97f32.powi(depth.min(20) as i32);
-            let mut got: HashMap<usize, u8> = HashMap::new();
+            let mut got: SmallMap<usize, u8> = SmallMap::default();
             for pi in self.frame_function.matches(&f.func) {
-                *got.entry(pi).or_default() |= F_FUNCTION;
+                *got.entry(pi) |= F_FUNCTION;
             }
             for pi in self.frame_path.matches(&f.path) {
-                *got.entry(pi).or_default() |= F_PATH;
+                *got.entry(pi) |= F_PATH;
             }
             for (pi, g) in got {
                 let p = &self.pats[pi];

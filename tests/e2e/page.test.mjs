@@ -84,6 +84,24 @@ test("the page offers the bookmarklet for dragging, with instructions in both la
   await ctx.close();
 });
 
+test("the rules page: every rule, in the reader's language, switchable, linked from the page", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "zh-CN" });
+  const { page, log } = await openPage(ctx, srv.url);
+  await page.click("[data-testid=rules-link]");
+  await page.waitForSelector("section[data-lang=zh]:not([hidden])");
+  assert.equal(await page.locator("section[data-lang=en]").isHidden(), true);
+  const zh = await page.locator("section[data-lang=zh] article.rule").count();
+  assert.ok(zh >= 36, `${zh} rules`);
+  assert.equal(await page.locator("section[data-lang=en] article.rule").count(), zh);
+  await page.locator("section[data-lang=zh] [data-testid=rules-lang]").click();
+  await page.waitForSelector("section[data-lang=en]:not([hidden])");
+  assert.equal(await page.getAttribute("html", "lang"), "en");
+  assert.equal(await page.locator("#class-target-out-of-range").getAttribute("data-category"), "invalid_label");
+  assert.equal(await page.locator("img, script:not([src])").count(), 0);
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
 test("typing analyses as you go, and Clear empties the view", { timeout: 60_000 }, async () => {
   const ctx = await browser.newContext({ locale: "en-US" });
   const { page, log } = await openPage(ctx, srv.url);
