@@ -1,0 +1,227 @@
+//! The `first-assert` command (see `main.rs`): reads a log or a notebook, prints the report.
+//!
+//! This file only parses arguments, reads input and writes output; the analysis is the
+//! library's, and every message comes from the catalogue (`i18n/messages.toml`).
+
+use first_assert::{render, Lang, Msg, Options, Report, TextAnalyzer, Verdict};
+use std::io::{self, IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+/// Notebooks are read whole; beyond this size the command refuses with a clear message.
+const MAX_NOTEBOOK: u64 = 512 << 20;
+/// The size of each read from a log.
+const CHUNK: usize = 1 << 20;
+
+struct Args {
+    json: bool,
+    lang: Lang,
+    color: Option<bool>,
+    path: Option<String>,
+}
+
+pub fn main() -> ExitCode {
+    let lang = ui_lang();
+    match run(lang) {
+        Ok(code) => code,
+        Err(msg) => {
+            let _ = writeln!(io::stderr(), "{}", Msg::ErrPrefix.fill(lang, &[("message", &render::sanitize(&msg))]));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The language of messages: `--lang` when given and valid, else the environment's.
+fn ui_lang() -> Lang {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for (i, a) in args.iter().enumerate() {
+        let v = match a.strip_prefix("--lang=") {
+            Some(v) => Some(v),
+            None if a == "--lang" => args.get(i + 1).map(String::as_str),
+            None => None,
+        };
+        if let Some(l) = v.and_then(Lang::from_tag) {
+            return l;
+        }
+    }
+    env_lang()
+}
+
+fn env_lang() -> Lang {
+    for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        if let Ok(v) = std::env::var(var) {
+            if !v.is_empty() {
+                return Lang::from_tag(&v).unwrap_or(Lang::En);
+            }
+        }
+    }
+    Lang::En
+}
+
+fn usage(l: Lang) -> &'static str {
+    Msg::CliUsage.text(l).trim_start_matches('\n')
+}
+
+fn with_usage(l: Lang, msg: String) -> String {
+    format!("{msg}\n\n{}", usage(l))
+}
+
+fn parse_args(l: Lang) -> Result<Option<Args>, String> {
+    let mut a = Args { json: false, lang: l, color: None, path: None };
+    let mut it = std::env::args_os().skip(1);
+    let mut only_paths = false;
+    while let Some(arg) = it.next() {
+        let arg = arg.into_string().map_err(|a| a.to_string_lossy().into_owned())?;
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") && !only_paths => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => it
+                    .next()
+                    .and_then(|v| v.into_string().ok())
+                    .ok_or_else(|| with_usage(l, Msg::ErrNeedsValue.fill(l, &[("option", &name)]))),
+            }
+        };
+        match flag.as_str() {
+            _ if only_paths => set_path(&mut a, arg, l)?,
+            "-h" | "--help" => {
+                println!("{}", usage(l));
+                return Ok(None);
+            }
+            "-V" | "--version" => {
+                println!("first-assert {}", env!("CARGO_PKG_VERSION"));
+                return Ok(None);
+            }
+            "--json" => a.json = true,
+            "--lang" => {
+                let v = value("--lang")?;
+                a.lang = match v.as_str() {
+                    "en" => Lang::En,
+                    "zh" => Lang::Zh,
+                    _ => return Err(Msg::ErrBadLang.fill(l, &[("value", &v)])),
+                };
+            }
+            "--color" | "--colour" => {
+                let v = value("--color")?;
+                a.color = match v.as_str() {
+                    "auto" => None,
+                    "always" => Some(true),
+                    "never" => Some(false),
+                    _ => return Err(Msg::ErrBadColor.fill(l, &[("value", &v)])),
+                };
+            }
+            "--" => only_paths = true,
+            "-" => set_path(&mut a, arg, l)?,
+            f if f.starts_with('-') => return Err(with_usage(l, Msg::ErrUnknownOption.fill(l, &[("option", &f)]))),
+            _ => set_path(&mut a, arg, l)?,
+        }
+    }
+    Ok(Some(a))
+}
+
+fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
+    if a.path.is_some() {
+        return Err(with_usage(l, Msg::ErrOneFile.text(l).to_string()));
+    }
+    a.path = Some(p);
+    Ok(())
+}
+
+fn run(l: Lang) -> Result<ExitCode, String> {
+    let Some(args) = parse_args(l)? else { return Ok(ExitCode::SUCCESS) };
+    let opts = Options { lang: args.lang };
+    let (report, source) = match args.path.as_deref() {
+        None | Some("-") => {
+            let stdin = io::stdin();
+            if args.path.is_none() && stdin.is_terminal() {
+                return Err(with_usage(l, Msg::ErrNoInput.text(l).to_string()));
+            }
+            (read_stream(stdin.lock(), None, &opts, l)?, "<stdin>".to_string())
+        }
+        Some(path) => {
+            let cannot = |e: io::Error| Msg::ErrCannotRead.fill(l, &[("path", &path), ("reason", &io_reason(&e, l))]);
+            let meta = std::fs::metadata(path).map_err(cannot)?;
+            if meta.is_dir() {
+                return Err(Msg::ErrIsDir.fill(l, &[("path", &path)]));
+            }
+            let f = std::fs::File::open(path).map_err(cannot)?;
+            (read_stream(f, Some(path), &opts, l)?, path.to_string())
+        }
+    };
+    let mut out = io::stdout().lock();
+    let written = if args.json {
+        let s = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        writeln!(out, "{s}")
+    } else {
+        let color = args.color.unwrap_or_else(|| {
+            io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        });
+        write!(out, "{}", render::text(&report, &render::TextOptions { color, source: Some(source) }))
+    };
+    if let Err(e) = written.and_then(|_| out.flush()) {
+        // A reader that went away (`| head`) is not an error worth reporting.
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            return Err(Msg::ErrCannotWrite.fill(l, &[("reason", &e)]));
+        }
+    }
+    Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn io_reason(e: &io::Error, l: Lang) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => Msg::ErrNotFound.text(l).into(),
+        io::ErrorKind::PermissionDenied => Msg::ErrPermission.text(l).into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Reads an input: notebooks whole, logs as a stream of chunks (bounded memory).
+fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) -> Result<Report, String> {
+    let read_err = |e: io::Error| {
+        Msg::ErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
+    };
+    let mut head = vec![0u8; 64 << 10];
+    let n = read_full(&mut r, &mut head).map_err(read_err)?;
+    head.truncate(n);
+    let is_ipynb = name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
+    let whole = is_ipynb
+        || first_assert::input::looks_like_notebook(&head)
+        || first_assert::input::sniff_binary(&head).is_some();
+    if whole {
+        let mut all = head;
+        r.take(MAX_NOTEBOOK + 1 - all.len() as u64).read_to_end(&mut all).map_err(read_err)?;
+        if all.len() as u64 > MAX_NOTEBOOK {
+            return Err(Msg::ErrNotebookTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
+        }
+        return first_assert::analyze_bytes(&all, name, opts).map_err(|e| e.message(l));
+    }
+    let mut a = TextAnalyzer::new();
+    a.feed(&head);
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => a.feed(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_err(e)),
+        }
+    }
+    Ok(a.finish(opts))
+}
+
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
