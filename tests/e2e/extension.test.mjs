@@ -178,3 +178,21 @@ test("Kaggle: JupyterLab in the proxy frame is read and marked there", { timeout
   assert.equal(await page.locator("[data-first-assert-panel]").count(), 0, "the top page only frames the editor");
   await page.close();
 });
+
+test("hostile notebook outputs in the outputframes can neither feed fakes nor read the analysis", { timeout: 120_000 }, async () => {
+  const want = await fileReport(hosts.nbs["echoes.ipynb"]);
+  const { page } = await open(hosts.colabUrl("echoes.ipynb", "?model=0&evilframes=1"));
+  const panel = await frameWhere(page, (u) => u.startsWith(`chrome-extension://${extId}/page/index.html`));
+  await panel.locator("[data-testid=cause]").waitFor();
+  // The cause is the real one, not the BCE assert the frames' scripts posted.
+  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.ok(!(await panel.locator("[data-testid=report]").textContent()).includes("input_val >= zero"));
+  const frame = await outputFrame(page, want.first_assert.cell);
+  await frame.waitForSelector("[data-first-assert]");
+  // Everything the frames' own scripts saw: none of it is ours.
+  for (const f of page.frames().filter((f) => f.url().includes("outputframe.html"))) {
+    const seen = await f.evaluate(() => window.__seen || []);
+    assert.ok(seen.every((s) => !/RuntimeError|first-assert:(?:frame-mark|result|analyze)/.test(s)), `${f.url()} saw ${seen.join(" | ").slice(0, 300)}`);
+  }
+  await page.close();
+});

@@ -52,7 +52,7 @@ function outputText(o) {
 const sourceLines = (c) => joinText(c.source).split("\n");
 
 /** The Colab-like top document. Errors go to outputframes at `frameOrigin`. */
-export function colabTop(nb, { name, frameOrigin, nonce, model }) {
+export function colabTop(nb, { name, frameOrigin, nonce, model, evilFrames = false }) {
   const cells = nb.cells.map((c, i) => {
     const id = `cell-fx${i}`;
     if (c.cell_type !== "code") {
@@ -60,7 +60,7 @@ export function colabTop(nb, { name, frameOrigin, nonce, model }) {
     }
     const outs = (c.outputs || []).map((o, j) => {
       if (o.output_type === "error") {
-        return `<div class="output-iframe-container"><div class="output-iframe-sizer"><iframe src="${frameOrigin}/outputframe.html?nb=${encodeURIComponent(name)}&amp;c=${i}&amp;o=${j}" width="100%" height="320" frameborder="0"></iframe></div></div>`;
+        return `<div class="output-iframe-container"><div class="output-iframe-sizer"><iframe src="${frameOrigin}/outputframe.html?nb=${encodeURIComponent(name)}&amp;c=${i}&amp;o=${j}${evilFrames ? "&amp;evil=1" : ""}" width="100%" height="320" frameborder="0"></iframe></div></div>`;
       }
       const cls = o.output_type === "stream" ? `stream output-id-${j + 1} output_text` : `execute_result output-id-${j + 1} output_text`;
       return `<div class="output-iframe-container"><div class="output-iframe-sizer"><colab-static-output-renderer tabindex="0" role="group"><div><div class="${cls}"><pre>${ansiHtml(outputText(o))}</pre></div></div></colab-static-output-renderer></div></div>`;
@@ -92,13 +92,28 @@ export function colabHeaders(nonce, { coop } = {}) {
 }
 
 /** The outputframe document for output `o` of cell `c`. */
-export function colabFrame(nb, c, o) {
+export function colabFrame(nb, c, o, { evil = false } = {}) {
   const out = nb.cells[c]?.outputs?.[o];
   if (!out) return "<!doctype html><body>no such output</body>";
   const cls = out.output_type === "error" ? "output_subarea output_error error output-error" : "output_subarea output_text";
   return `<!doctype html><html><head><meta charset="utf-8"><base href="https://localhost:8080/"></head>
-<body><div id="output-area"><div id="output-body"><div class="${cls}"><pre>${ansiHtml(outputText(out))}</pre></div></div></div></body></html>`;
+<body><div id="output-area"><div id="output-body"><div class="${cls}"><pre>${ansiHtml(outputText(out))}</pre></div></div></div>${evil ? EVIL_OUTPUT : ""}</body></html>`;
 }
+
+/**
+ * What a hostile notebook output can run inside its outputframe: it records every message it
+ * sees (to find out whether it can read the analysis) and posts fakes to the top page, in the
+ * shapes of the protocol, claiming a different assert.
+ */
+const EVIL_OUTPUT = `<script>
+  window.__seen = [];
+  addEventListener("message", (e) => window.__seen.push(JSON.stringify(e.data)));
+  const fake = "/pytorch/aten/src/ATen/native/cuda/Loss.cu:94: operator(): block: [0,0,0], thread: [0,0,0] Assertion \`input_val >= zero && input_val <= one\` failed.";
+  for (const type of ["first-assert:frame-outputs", "first-assert:frame-alert", "first-assert:result"]) {
+    parent.postMessage({ type, outputs: [{ kind: "stream", name: "stderr", text: fake }], first: { cell: 0, line: 1, text: fake }, echoes: [], verdict: "device_assert" }, "*");
+  }
+  try { chrome.runtime.sendMessage("x", { type: "frame-outputs", outputs: [{ text: fake }] }); } catch (e) {}
+</script>`;
 
 /** A JupyterLab-like page (also Notebook 7, and Kaggle's editor frame). */
 export function jupyterlab(nb, name) {

@@ -60,13 +60,14 @@ export async function startHosts() {
       const nb = nbs[name];
       if (!nb) return res.writeHead(404).end("no such notebook");
       res.writeHead(200, colabHeaders(nonce, { coop: u.searchParams.get("coop") === "1" }));
-      return res.end(colabTop(nb, { name, frameOrigin: `https://${FRAME_HOST}`, nonce, model: u.searchParams.get("model") !== "0" }));
+      return res.end(colabTop(nb, { name, frameOrigin: `https://${FRAME_HOST}`, nonce, model: u.searchParams.get("model") !== "0", evilFrames: u.searchParams.get("evilframes") === "1" }));
     }
     if (host === FRAME_HOST) {
       const nb = nbs[u.searchParams.get("nb")];
       if (u.pathname !== "/outputframe.html" || !nb) return res.writeHead(404).end("not found");
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "script-src 'none'; object-src 'none'" });
-      return res.end(colabFrame(nb, Number(u.searchParams.get("c")), Number(u.searchParams.get("o"))));
+      const evil = u.searchParams.get("evil") === "1";
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": evil ? "script-src 'unsafe-inline'; object-src 'none'" : "script-src 'none'; object-src 'none'" });
+      return res.end(colabFrame(nb, Number(u.searchParams.get("c")), Number(u.searchParams.get("o")), { evil }));
     }
     if (host === KAGGLE) {
       // Kaggle's editor page frames JupyterLab served from the proxy host.

@@ -24,7 +24,6 @@
   let lastResult = null;
   let marksOn = true;
   const frameTexts = new Map(); // iframe element -> outputs, from frame.js
-  const frameAlerts = new Set();
 
   // ----- the panel -----
 
@@ -81,61 +80,61 @@
 
   function applyMarks() {
     A.unmark(document);
-    for (const f of knownFrames()) post(f, { type: PREFIX + "frame-unmark" });
-    if (!marksOn || !lastResult || !collected) return;
-    const r = A.mark(document, collected, lastResult);
-    for (const f of r.frames) post(f.frame, { type: PREFIX + "frame-mark", role: f.role, line: f.line, text: f.text || "" });
+    // One list, done in order by the service worker: every frame unmarked, then marked anew.
+    const items = knownFrames().map((f) => ({ url: frameUrl(f), msg: { type: "frame-unmark" } }));
+    if (marksOn && lastResult && collected) {
+      const r = A.mark(document, collected, lastResult);
+      for (const f of r.frames) items.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, line: f.line, text: f.text || "" } });
+    }
+    toFrames(items);
   }
 
   // ----- outputframes -----
+  //
+  // frame.js in each outputframe sends its outputs to the service worker, which keeps them
+  // per tab and frame URL; this script asks it for the outputs of its iframes and sends marks
+  // back the same way. All of it goes through the extension's own messaging, which scripts of
+  // the page or of a notebook's output cannot reach: they can neither feed us fake outputs nor
+  // read what we send.
 
   function knownFrames() {
     return collected ? collected.places.flat().filter((p) => p.frame).map((p) => p.frame) : [];
   }
 
-  function frameOrigin(iframe) {
+  const frameUrl = (iframe) => {
     try {
-      return new URL(iframe.src, location.href).origin;
+      return new URL(iframe.src, location.href).href;
     } catch {
-      return null;
-    }
-  }
-
-  function post(iframe, msg) {
-    const origin = frameOrigin(iframe);
-    if (origin && iframe.contentWindow) iframe.contentWindow.postMessage(msg, origin);
-  }
-
-  const fromOutputFrame = (origin) => {
-    try {
-      const u = new URL(origin);
-      return u.protocol === "https:" && /-colab\.googleusercontent\.com$/.test(u.hostname);
-    } catch {
-      return false;
+      return "";
     }
   };
 
-  window.addEventListener("message", (e) => {
-    const m = e.data;
-    if (!m || typeof m.type !== "string" || !fromOutputFrame(e.origin)) return;
-    const iframe = Array.from(document.querySelectorAll("iframe")).find((f) => f.contentWindow === e.source);
-    if (!iframe) return;
-    if (m.type === PREFIX + "frame-outputs" && Array.isArray(m.outputs)) frameTexts.set(iframe, m.outputs);
-    if (m.type === PREFIX + "frame-alert") {
-      frameAlerts.add(iframe);
-      schedule();
-    }
-  });
-
-  /** Asks every outputframe for its outputs; resolves when all answered or after a while. */
-  function readFrames(frames) {
-    for (const f of frames) post(f, { type: PREFIX + "frame-collect" });
-    return new Promise((done) => {
-      const t0 = Date.now();
-      const tick = () => (frames.every((f) => frameTexts.has(f)) || Date.now() - t0 > 1500 ? done() : setTimeout(tick, 40));
-      tick();
-    });
+  function toFrames(items) {
+    if (items.length) chrome.runtime.sendMessage({ type: "frames-do", items }).catch(() => {});
   }
+
+  /** The outputs of `frames` (from the service worker); waits a little for late frames. */
+  async function readFrames(frames) {
+    const urls = frames.map(frameUrl);
+    const t0 = Date.now();
+    for (;;) {
+      let got = {};
+      try {
+        got = (await chrome.runtime.sendMessage({ type: "frames-get", urls })) || {};
+      } catch {
+        got = {};
+      }
+      frames.forEach((f, i) => {
+        if (got[urls[i]]) frameTexts.set(f, got[urls[i]]);
+      });
+      if (frames.every((f) => frameTexts.has(f)) || Date.now() - t0 > 1500) return;
+      await new Promise((r) => setTimeout(r, 60));
+    }
+  }
+
+  chrome.runtime.onMessage.addListener((m) => {
+    if (m && m.type === "frame-alert") schedule();
+  });
 
   /** The collection with each frame's outputs in place of the frame. */
   function withFrames(c) {

@@ -1,8 +1,10 @@
 // The extension's content script inside Colab's outputframes
 // (https://…-colab.googleusercontent.com/outputframe.html), where errors are rendered and
-// where the top document cannot read. It tells the top page when it shows a device-side
-// assert, sends its outputs when asked, and marks lines when told. It answers only its
-// parent, and only Colab's page.
+// where the top document cannot read. It sends its outputs to the service worker (which
+// keeps them for the content script of the top document), says when a device-side assert
+// shows up, and marks lines when told. It talks only through the extension's own messaging:
+// scripts of the notebook's outputs, which run in this frame, cannot send it commands or
+// feed the top page fake outputs.
 
 (function (A) {
   "use strict";
@@ -10,31 +12,36 @@
   if (!/-colab\.googleusercontent\.com$/.test(location.hostname) || !/outputframe\.html$/.test(location.pathname)) return;
   window.__firstAssertFrame = true;
 
-  const PREFIX = "first-assert:";
-  const PARENT = "https://colab.research.google.com";
   const SIGNAL = /device-side assert|Assertion [`'].*[`'] failed|cudaErrorAssert|device-side assertion/;
+  let last = "";
 
-  const tell = (msg) => window.parent.postMessage(msg, PARENT);
-
-  let alerted = false;
-  function check() {
-    if (!alerted && SIGNAL.test(document.body ? document.body.textContent : "")) {
-      alerted = true;
-      tell({ type: PREFIX + "frame-alert" });
-    }
+  /** Sends the frame's outputs when they changed; says so when they show an assert. */
+  function report() {
+    const outputs = A.frame.collect(document);
+    const key = JSON.stringify(outputs);
+    if (key === last) return;
+    last = key;
+    const alert = SIGNAL.test(key);
+    chrome.runtime.sendMessage({ type: "frame-outputs", outputs, alert }).catch(() => {});
   }
 
-  window.addEventListener("message", (e) => {
-    if (e.source !== window.parent || e.origin !== PARENT || !e.data) return;
-    const m = e.data;
-    if (m.type === PREFIX + "frame-collect") tell({ type: PREFIX + "frame-outputs", outputs: A.frame.collect(document) });
-    else if (m.type === PREFIX + "frame-mark") {
+  chrome.runtime.onMessage.addListener((m) => {
+    if (!m || typeof m.type !== "string") return;
+    if (m.type === "frame-mark") {
       A.frame.mark(document, m.role === "first" ? "first" : "echo", Number.isInteger(m.line) ? m.line : null, String(m.text || ""));
-    } else if (m.type === PREFIX + "frame-unmark") A.frame.unmark(document);
+    } else if (m.type === "frame-unmark") {
+      A.frame.unmark(document);
+    }
   });
 
-  check();
+  report();
+  let timer = 0;
   if (document.body) {
-    new MutationObserver(() => check()).observe(document.body, { childList: true, subtree: true, characterData: true });
+    new MutationObserver((records) => {
+      // Our own marks are not new output.
+      if (records.every((r) => r.target instanceof Element && r.target.closest("[data-first-assert-part], [data-first-assert-badge], [data-first-assert-echo]"))) return;
+      clearTimeout(timer);
+      timer = setTimeout(report, 300);
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
   }
 })(globalThis.FirstAssertAdapters);
