@@ -7,6 +7,7 @@
 # wasm-bindgen  wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock
 # chromium      Debian's chromium and chromium-driver (apt-get, only when running as root)
 # npm           the npm packages of tests/e2e, from its lockfile (npm ci)
+# cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,12 +66,24 @@ npm_packages() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+cargo_fuzz() {
+  if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    say "adding the nightly toolchain (cargo fuzz needs it)"
+    rustup toolchain install nightly --profile minimal
+  fi
+  if ! command -v cargo-fuzz >/dev/null; then
+    say "installing cargo-fuzz; this takes a couple of minutes once"
+    cargo install cargo-fuzz --locked
+  fi
+}
+
 for what in "$@"; do
   case "$what" in
     wasm-target) wasm_target ;;
     wasm-bindgen) wasm_bindgen ;;
     chromium) chromium ;;
     npm) npm_packages ;;
+    cargo-fuzz) cargo_fuzz ;;
     *) say "unknown tool: $what"; exit 2 ;;
   esac
 done
