@@ -128,6 +128,43 @@ fn escape_sequences_from_the_input_never_reach_the_terminal() {
     }
 }
 
+/// Every escape in `s` is one of ours (a colour code), and no bidi or C1 control is raw.
+fn only_our_escapes(s: &str, what: &str) {
+    let mut rest = s;
+    while let Some(i) = rest.find('\x1b') {
+        let tail = &rest[i + 1..];
+        let ok = tail.starts_with('[')
+            && tail[1..].find('m').is_some_and(|m| tail[1..1 + m].chars().all(|c| c.is_ascii_digit() || c == ';'));
+        assert!(ok, "{what}: a raw escape reached the output: {:?}", &tail[..tail.len().min(20)]);
+        rest = tail;
+    }
+    for c in ['\u{202e}', '\u{2066}', '\u{2069}', '\u{200f}', '\u{9b}', '\u{7}', '\u{8}', '\u{90}'] {
+        assert!(!s.contains(c), "{what}: {c:?} reached the output");
+    }
+}
+
+#[test]
+fn the_payload_corpus_reaches_the_terminal_as_text() {
+    let corpus: serde_json::Value = serde_json::from_str(include_str!("payloads.json")).unwrap();
+    for p in corpus["payloads"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()) {
+        // In the kernel line's condition, the traceback's code, the error and an echo.
+        let log = format!(
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && {p}` failed.\n\
+             Traceback (most recent call last):\n  File \"/content/{p}.py\", line 3, in <module>\n    loss = criterion(out, {p})\n\
+             RuntimeError: CUDA error: device-side assert triggered {p}\nRuntimeError: CUDA error: device-side assert triggered {p}\n"
+        );
+        for args in [&["--color", "never"][..], &["--color", "always"][..], &["--lang", "zh"][..]] {
+            let out = run_stdin(args, log.as_bytes());
+            assert_eq!(out.status.code(), Some(1), "{p:?}");
+            only_our_escapes(&text(&out.stdout), p);
+        }
+        // JSON keeps the text (escaped by JSON, inert in any consumer that parses it).
+        let out = run_stdin(&["--json"], log.as_bytes());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["verdict"], "device_assert", "{p:?}");
+    }
+}
+
 #[test]
 fn errors_and_help_speak_the_chosen_language() {
     let out = bin().args(["--lang", "zh", "/definitely/not/here.log"]).output().unwrap();

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 // Fixture pages written by us, rendering a notebook the way each front end structures it:
 // Colab (a top document with static renderers, and cross-origin outputframe iframes for
 // errors, with Colab-like headers), JupyterLab and classic Notebook. Selectors follow
@@ -191,9 +192,13 @@ function error(where, line) {
   };
 }
 
-/** A notebook whose outputs and sources carry HTML and script payloads (as text). */
+/** The shared corpus of hostile payloads (tests/payloads.json). */
+export const PAYLOADS = JSON.parse(readFileSync(new URL("../payloads.json", import.meta.url), "utf8")).payloads;
+
+/** A notebook whose outputs and sources carry the hostile payloads (as text). */
 export function hostileNotebook() {
   const p = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
+  const all = PAYLOADS.join("\n");
   return {
     nbformat: 4,
     nbformat_minor: 5,
@@ -208,8 +213,10 @@ export function hostileNotebook() {
         outputs: [
           { output_type: "stream", name: "stderr", text: [`/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: ${p}: block: [0,0,0], thread: [1,0,0] Assertion \`t >= 0 && ${p}\` failed.\n`] },
           error(`<ipython-input-1-${p}>`, `loss = f(${p})`),
+          { output_type: "stream", name: "stdout", text: [all + "\n"] },
         ],
       },
+      { cell_type: "code", execution_count: 2, metadata: {}, source: [all], outputs: [{ output_type: "stream", name: "stderr", text: [all] }] },
     ],
   };
 }

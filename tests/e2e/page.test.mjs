@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { serve, launch, openPage, cliReport, artifactsDir, ROOT, WWW } from "./lib.mjs";
+import { PAYLOADS } from "./fixtures.mjs";
 
 const VOCAB_LOG = path.join(WWW, "demo/embedding-vocab.log");
 const ECHO_NOTEBOOK = path.join(WWW, "demo/echoes-later-cells.ipynb");
@@ -99,6 +100,30 @@ test("the rules page: every rule, in the reader's language, switchable, linked f
   assert.equal(await page.locator("#class-target-out-of-range").getAttribute("data-category"), "invalid_label");
   assert.equal(await page.locator("img, script:not([src])").count(), 0);
   assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("every payload of the corpus pasted into the page stays text", { timeout: 120_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  for (const p of PAYLOADS) {
+    const text = `/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion \`t >= 0 && ${p}\` failed.
+Traceback (most recent call last):
+  File "/content/${p}.py", line 3, in <module>
+    loss = criterion(out, ${p})
+RuntimeError: CUDA error: device-side assert triggered ${p}
+RuntimeError: CUDA error: device-side assert triggered ${p}
+`;
+    await page.fill("[data-testid=log-input]", text);
+    await page.waitForFunction(() => document.querySelector("[data-testid=first-assert-line]")?.textContent.includes("Loss.cu:250"));
+    const r = page.locator("[data-testid=report]");
+    assert.equal(await r.locator("img, script, svg, iframe, style, link, a, object, embed").count(), 0, p);
+    assert.equal(await page.title(), "first-assert: find the first CUDA device-side assert", p);
+    assert.equal(await page.locator("body").isVisible(), true, p);
+    await page.fill("[data-testid=log-input]", "");
+  }
+  assertSameOrigin(log);
+  assert.ok(!log.requests.some((u) => u.includes("evil.example")));
   await ctx.close();
 });
 
