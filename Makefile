@@ -10,6 +10,8 @@
 
 CARGO ?= cargo
 PORT ?= 8000
+# Seconds per fuzz target in make test (a smoke run; scripts/fuzz.sh 1200 for a long one).
+FUZZ_SECONDS ?= 60
 BIN := target/release/first-assert
 E2E := tests/e2e
 
@@ -19,7 +21,7 @@ build:
 	$(CARGO) build --release --locked
 
 tools:
-	@bash scripts/ensure-tools.sh wasm-target wasm-bindgen chromium npm
+	@bash scripts/ensure-tools.sh wasm-target wasm-bindgen chromium npm cargo-fuzz
 
 web:
 	@bash scripts/build-web.sh
@@ -34,6 +36,7 @@ test: tools
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
 	cd $(E2E) && node --test
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 report: build
 	@for f in www/demo/*; do printf '\n\033[1m=== %s\033[0m\n' "$$f"; $(BIN) --color always "$$f" || true; done
@@ -45,4 +48,4 @@ bench: build web
 
 clean:
 	$(CARGO) clean
-	rm -rf bench-data dist www/pkg $(E2E)/node_modules $(E2E)/artifacts
+	rm -rf bench-data dist www/pkg www/rules.html fuzz/target fuzz/corpus fuzz/artifacts $(E2E)/node_modules $(E2E)/artifacts

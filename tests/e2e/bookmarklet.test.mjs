@@ -66,6 +66,15 @@ test("Colab, notebook model: the popup analyses, the cell of the first assert is
     assert.equal(await page.locator(`#cell-fx${e.cell}[data-first-assert-echo]`).count(), 1);
   }
   assert.match(await page.locator("[data-first-assert-toast]").textContent(), /output this page cannot read; its cell is marked/);
+  // A script of the page cannot fake a result: the bookmarklet only reads its popup's port.
+  await page.evaluate(() => {
+    for (const type of ["first-assert:result", "first-assert:ready", "first-assert:marks"]) {
+      window.postMessage({ type, protocol: 1, id: "bookmarklet", on: false, first: { cell: 0, line: 1, text: "fake" }, echoes: [] }, "*");
+    }
+  });
+  await page.waitForTimeout(400);
+  assert.equal(await page.locator(`#cell-fx${want.first_assert.cell}[data-first-assert]`).count(), 1, "the real mark stays");
+  assert.equal(await page.locator("#cell-fx0[data-first-assert]").count(), 0, "no fake mark");
   assert.deepEqual(await page.evaluate(() => window.__violations), [], "no CSP violation on the notebook's page");
   assert.deepEqual(errors, []);
   await page.screenshot({ path: path.join(artifactsDir(), "bookmarklet-colab.png") });
