@@ -396,7 +396,14 @@ fn compile_messages(path: &Path) -> String {
         }
         code.push_str("];\n");
     }
-    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    pub fn key(self) -> &'static str {\n        match self {\n");
+    // The page's own texts, by key (the package's `messages()` export; the other keys stay out
+    // of the package).
+    code.push_str("\n    /// The page's texts (`page_*`) with their keys.\n    pub const PAGE: &'static [(Msg, &'static str)] = &[");
+    for key in table.keys().filter(|k| k.starts_with("page_")) {
+        let _ = write!(code, "(Msg::{}, {}), ", camel(key), lit(key));
+    }
+    code.push_str("];\n");
+    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    #[cfg(not(target_arch = \"wasm32\"))]\n    pub fn key(self) -> &'static str {\n        match self {\n");
     for key in table.keys() {
         let _ = writeln!(code, "            {}Msg::{} => {},", gate(key), camel(key), lit(key));
     }

@@ -110,7 +110,7 @@ pub(crate) fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
     out
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 

@@ -127,8 +127,11 @@ pub fn analyze_bytes_keeping(
         }
         Kind::Utf8(bytes) => {
             a.feed(bytes);
-            let text = String::from_utf8_lossy(bytes);
-            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
+            let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+            match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            }
         }
     };
     Ok((a.finish(opts), Decoded::Text(text)))
@@ -197,9 +200,12 @@ impl TextAnalyzer {
     pub fn feed(&mut self, chunk: &[u8]) {
         match self.encoding {
             None => {
-                self.head.extend_from_slice(chunk);
+                // Hold only what deciding needs; the rest of the chunk goes straight through.
+                let take = SNIFF.saturating_sub(self.head.len()).min(chunk.len());
+                self.head.extend_from_slice(&chunk[..take]);
                 if self.head.len() >= SNIFF {
                     self.decide();
+                    self.feed(&chunk[take..]);
                 }
             }
             Some(Encoding::Utf8) => self.scanner.feed(chunk),

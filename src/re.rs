@@ -128,6 +128,29 @@ impl Set {
         self.regexes.iter().enumerate().filter(move |(_, r)| r.is_match(text)).map(|(i, _)| i)
     }
 
+    /// Like [`Set::matches`], for the patterns `keep` accepts only (by index): a cheap test,
+    /// such as a literal the pattern needs, that spares running the others.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn matches_where<'a>(
+        &'a self,
+        text: &'a str,
+        keep: impl Fn(usize) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        // One pass over the line for all patterns: filtering afterwards is as cheap.
+        self.matches(text).filter(move |&i| keep(i))
+    }
+
+    /// Like [`Set::matches`], for the patterns `keep` accepts only (by index): a cheap test,
+    /// such as a literal the pattern needs, that spares running the others.
+    #[cfg(target_arch = "wasm32")]
+    pub fn matches_where<'a>(
+        &'a self,
+        text: &'a str,
+        keep: impl Fn(usize) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        (0..self.regexes.len()).filter(move |&i| keep(i) && self.regexes[i].is_match(text))
+    }
+
     /// The part of `text` that pattern `i` matches first.
     pub fn find<'t>(&self, i: usize, text: &'t str) -> Option<&'t str> {
         self.regexes[i].find(text).map(|m| m.as_str())

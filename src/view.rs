@@ -244,8 +244,16 @@ pub fn where_(report: &Report, source: &Source, t: Target) -> String {
 
 /// A 64-bit FNV-1a hash: the key under which the page remembers the checklist of an input.
 pub fn fingerprint(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
+    // FNV-1a over 8-byte words (and the length): a byte at a time took 1.4 ms per MB in the
+    // browser; this is a key for the checklist's ticks, not a defence against collisions.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ bytes.len() as u64;
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    for w in words {
+        h ^= u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    for b in tail {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }

@@ -166,13 +166,13 @@ pub fn analyze_cells(
     to_js(&crate::analyze_cells(&cells, &o))
 }
 
-/// Every message of the catalogue in `lang`, keyed by its id (for the page's own texts).
+/// The page's texts (`page_*` in `i18n/messages.toml`) in `lang`, keyed by id.
 #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
 pub fn messages(lang: &str) -> Result<JsValue, JsError> {
     let l = Lang::from_tag(lang).unwrap_or_default();
     let map = js_sys::Object::new();
-    for m in Msg::ALL {
-        js_sys::Reflect::set(&map, &JsValue::from_str(m.key()), &JsValue::from_str(m.text(l).trim_start_matches('\n')))
+    for (m, key) in Msg::PAGE {
+        js_sys::Reflect::set(&map, &JsValue::from_str(key), &JsValue::from_str(m.text(l).trim_start_matches('\n')))
             .map_err(js_err)?;
     }
     Ok(map.into())

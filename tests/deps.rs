@@ -20,8 +20,17 @@ fn metadata() -> serde_json::Value {
 /// Whether an SPDX-like expression (`MIT OR Apache-2.0`, `MIT/Apache-2.0`, `(A OR B) AND C`,
 /// `Apache-2.0 WITH LLVM-exception`) lets us use the crate under permissive terms only.
 fn permissive(expr: &str) -> bool {
-    const OK: [&str; 9] =
-        ["MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "Zlib", "Unlicense", "Unicode-3.0", "Unicode-DFS-2016"];
+    const OK: [&str; 9] = [
+        "MIT",
+        "Apache-2.0",
+        "BSD-2-Clause",
+        "BSD-3-Clause",
+        "ISC",
+        "Zlib",
+        "Unlicense",
+        "Unicode-3.0",
+        "Unicode-DFS-2016",
+    ];
     let expr = expr.replace('/', " OR ").replace(['(', ')'], " ");
     // Every AND-ed part must offer one permissive choice.
     expr.split(" AND ").all(|part| {
@@ -76,7 +85,8 @@ fn the_readme_justifies_every_direct_dependency() {
     let m = metadata();
     let root = m["packages"].as_array().unwrap().iter().find(|p| p["name"] == "first-assert").unwrap();
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme.split("## Dependencies").nth(1).expect("a Dependencies section").split("\n## ").next().unwrap();
+    let section =
+        readme.split("## Dependencies").nth(1).expect("a Dependencies section").split("\n## ").next().unwrap();
     for d in root["dependencies"].as_array().unwrap() {
         let name = d["name"].as_str().unwrap();
         assert!(section.contains(&format!("`{name}`")), "README: `{name}` is not justified");

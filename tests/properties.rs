@@ -23,7 +23,8 @@ fn record() -> impl Strategy<Value = String> {
 /// Lines of an ordinary training run: nothing an error reader looks for.
 fn noise() -> impl Strategy<Value = String> {
     prop_oneof![
-        (0u32..100, 0u32..1000).prop_map(|(p, s)| format!("{p:3}%|#####     | {s}/1000 [00:12<00:40, 8.31it/s, loss=0.{s:03}]")),
+        (0u32..100, 0u32..1000)
+            .prop_map(|(p, s)| format!("{p:3}%|#####     | {s}/1000 [00:12<00:40, 8.31it/s, loss=0.{s:03}]")),
         (1u32..50).prop_map(|e| format!("Epoch {e}: train loss 0.{e:02}1 val acc 0.8{e}")),
         "[a-z ]{0,40}".prop_map(|s| s.trim().to_string()),
         Just(String::new()),
@@ -53,7 +54,9 @@ fn failing_log() -> impl Strategy<Value = Vec<String>> {
 fn gist(r: &Report) -> (Option<String>, Option<String>, u64) {
     (
         r.first_assert.as_ref().map(|f| match &f.site {
-            Some(s) => format!("{:?} {} {:?} {:?} {:?} {:?}", f.kind, s.file, s.line, s.function, s.condition, s.thread),
+            Some(s) => {
+                format!("{:?} {} {:?} {:?} {:?} {:?}", f.kind, s.file, s.line, s.function, s.condition, s.thread)
+            }
             None => format!("{:?} {}", f.kind, f.text),
         }),
         r.cause.as_ref().map(|c| format!("{}/{:?}", c.rule, c.category)),

@@ -64,6 +64,8 @@ struct Pat {
     scope: Scope,
     weight: f32,
     fields: u8,
+    /// Message patterns: a literal every match contains.
+    keyword: Option<&'static str>,
 }
 
 /// One field of one scope: its patterns, tested together, and the pattern each stands for.
@@ -240,7 +242,14 @@ impl RuleSet {
                         Scope::Message => add("message", F_REGEX, p.regex),
                         Scope::Raised => add("raised", F_REGEX, p.regex),
                     }
-                    pats.push(Pat { rule: ri, block: bi, scope: p.scope, weight: p.weight, fields: f });
+                    pats.push(Pat {
+                        rule: ri,
+                        block: bi,
+                        scope: p.scope,
+                        weight: p.weight,
+                        fields: f,
+                        keyword: p.keyword,
+                    });
                 }
             }
         }
@@ -279,7 +288,13 @@ impl RuleSet {
 
     /// The message patterns (indices) that match a log line.
     pub fn message_matches(&self, line: &str) -> Vec<usize> {
-        self.message.matches(line).collect()
+        // A pattern whose keyword the line lacks cannot match: only the others run.
+        let owners = &self.message.owners;
+        self.message
+            .set
+            .matches_where(line, |i| self.pats[owners[i]].keyword.is_none_or(|k| line.contains(k)))
+            .map(|i| owners[i])
+            .collect()
     }
 
     /// The rule a kernel site belongs to, from the site table or a kernel pattern.

@@ -6,6 +6,46 @@
 
 use crate::report::{KernelSite, Location};
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small fast hasher (the multiply-rotate of rustc's FxHash) for the scanner's own keys:
+/// they come from the input, but nothing an attacker picks can do worse than a slow flood,
+/// which the per-site caps already bound; SipHash cost a tenth of a record flood's time.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
 
 /// Stored host errors beyond this are only counted.
 pub const MAX_HOST: usize = 2000;
@@ -59,8 +99,8 @@ pub struct KernelHit {
 pub struct SiteAgg {
     pub first: KernelHit,
     pub count: u64,
-    pub blocks: HashSet<[u32; 3]>,
-    pub threads: HashSet<[u32; 3]>,
+    pub blocks: HashSet<[u32; 3], Fx>,
+    pub threads: HashSet<[u32; 3], Fx>,
     pub block_range: Option<[[u32; 3]; 2]>,
     pub thread_range: Option<[[u32; 3]; 2]>,
     pub last_line: u64,
@@ -75,8 +115,8 @@ impl SiteAgg {
             last_line: hit.loc.at.line,
             first: hit,
             count: 0,
-            blocks: HashSet::new(),
-            threads: HashSet::new(),
+            blocks: HashSet::default(),
+            threads: HashSet::default(),
             block_range: None,
             thread_range: None,
         };
@@ -208,7 +248,7 @@ pub struct Stats {
 #[derive(Debug, Default)]
 pub struct Facts {
     pub sites: Vec<SiteAgg>,
-    pub site_index: HashMap<SiteKey, usize>,
+    pub site_index: HashMap<SiteKey, usize, Fx>,
     /// Kernel assertion records in all.
     pub kernel_records: u64,
     pub host: Vec<HostHit>,

@@ -124,6 +124,11 @@ fn ids(norm: &str) -> Option<Ids<'_>> {
 }
 
 impl Memo {
+    /// Whether a record is remembered.
+    pub fn is_set(&self) -> bool {
+        self.parsed.is_some()
+    }
+
     /// The record of `norm` when it is the remembered line with other ids.
     pub fn repeat(&self, norm: &str, translated: bool) -> Option<Parsed> {
         let last = self.parsed.as_ref()?;
@@ -153,6 +158,74 @@ impl Memo {
             }
         }
     }
+}
+
+/// The last record line as raw bytes, for the scanner's fastest path: a line that is the
+/// remembered one with other block and thread ids (digits and commas only) is the same record
+/// as far as every reader is concerned, so it is only counted, before it is even decoded. The
+/// scanner remembers only lines that decoding and normalising leave as they are.
+#[derive(Default)]
+pub struct RawMemo {
+    /// The line up to the block ids, between them and the thread ids, after the thread ids.
+    pre: Vec<u8>,
+    mid: Vec<u8>,
+    post: Vec<u8>,
+    /// The site the record counts into (`None` when it was not kept).
+    pub site: Option<usize>,
+    active: bool,
+}
+
+impl RawMemo {
+    /// Remembers `raw`, a line whose single record was just counted into `site`.
+    pub fn remember(&mut self, raw: &[u8], site: Option<usize>) {
+        self.active = false;
+        let Ok(line) = std::str::from_utf8(raw) else { return };
+        let Some(ids) = ids(line) else { return };
+        // Offsets of the two id runs in the line.
+        let t1 = ids.end;
+        let t0 = t1 - ids.thread.len();
+        let Some(bpos) = line.find("block: [") else { return };
+        let b0 = bpos + "block: [".len();
+        let b1 = b0 + ids.block.len();
+        if !plain_ids(ids.block.as_bytes()) || !plain_ids(ids.thread.as_bytes()) {
+            return;
+        }
+        self.pre = raw[..b0].to_vec();
+        self.mid = raw[b1..t0].to_vec();
+        self.post = raw[t1..].to_vec();
+        self.site = site;
+        self.active = true;
+    }
+
+    pub fn forget(&mut self) {
+        self.active = false;
+    }
+
+    /// The block and thread ids of `raw` when it is the remembered line with other ids.
+    pub fn repeat(&self, raw: &[u8]) -> Option<BlockThread> {
+        if !self.active || raw.len() < self.pre.len() + self.mid.len() + self.post.len() {
+            return None;
+        }
+        if !raw.starts_with(&self.pre) || !raw.ends_with(&self.post) {
+            return None;
+        }
+        let inner = &raw[self.pre.len()..raw.len() - self.post.len()];
+        let j = memchr::memmem::find(inner, &self.mid)?;
+        let (b, t) = (&inner[..j], &inner[j + self.mid.len()..]);
+        if !plain_ids(b) || !plain_ids(t) {
+            return None;
+        }
+        // Digits and commas are ASCII: the slices are UTF-8.
+        let s = |x: &[u8]| triple(std::str::from_utf8(x).unwrap_or(""));
+        Some((s(b), s(t)))
+    }
+}
+
+/// A record's block and thread ids.
+pub type BlockThread = (Option<[u32; 3]>, Option<[u32; 3]>);
+
+fn plain_ids(b: &[u8]) -> bool {
+    !b.is_empty() && b.iter().all(|c| c.is_ascii_digit() || *c == b',')
 }
 
 /// True when the text in front of a kernel record makes it a quotation rather than output: a

@@ -112,6 +112,7 @@ pub struct Scanner {
     dsa: Option<Dsa>,
     wrap: Option<Wrap>,
     kernel_memo: kernel::Memo,
+    raw_memo: kernel::RawMemo,
     after: Vec<(Target, usize)>,
     /// The last lines read before the current buffer: (line number, byte length, first bytes).
     tail: VecDeque<(u64, usize, Vec<u8>)>,
@@ -146,6 +147,7 @@ impl Scanner {
             dsa: None,
             wrap: None,
             kernel_memo: kernel::Memo::default(),
+            raw_memo: kernel::RawMemo::default(),
             after: Vec::new(),
             tail: VecDeque::new(),
             carry: Vec::new(),
@@ -159,6 +161,7 @@ impl Scanner {
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
         self.end_block();
         self.kernel_memo = kernel::Memo::default();
+        self.raw_memo.forget();
         self.cell = Some(index);
         self.exec = execution_count;
         self.output = None;
@@ -434,6 +437,18 @@ impl Scanner {
     fn process(&mut self, buf: &[u8], ls: usize, le: usize, tail: &VecDeque<(u64, usize, Vec<u8>)>) {
         let raw = &buf[ls..le];
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        // The previous record line again with other thread ids (a flood of per-thread
+        // records): counted as `segment` would count it, without decoding it.
+        if self.wrap.is_none() && self.after.is_empty() {
+            if let Some((block, thread)) = self.raw_memo.repeat(raw) {
+                self.facts.kernel_records += 1;
+                if let Some(i) = self.raw_memo.site {
+                    self.facts.sites[i].add(block, thread, self.line);
+                }
+                return;
+            }
+        }
+        self.raw_memo.forget();
         let decoded = String::from_utf8_lossy(raw);
         let display = strip_escapes(&decoded);
         let display: &str = &display;
@@ -468,9 +483,14 @@ impl Scanner {
         // would read it exactly as it read that one, so only the record is counted. Any other
         // segment makes the scanner forget.
         let memo = std::mem::take(&mut self.kernel_memo);
+        // A line that decoding and normalising leave as it is can take the raw path next time.
+        let plain = || seg.len() == raw_len && norm == seg && buf[ls..ls + raw_len] == *seg.as_bytes();
         if let Some(p) = memo.repeat(&norm, translated) {
             self.kernel_memo = memo;
-            self.kernel_hit(p, quote, loc, None);
+            let site = self.kernel_hit(p, quote, loc, None);
+            if plain() {
+                self.raw_memo.remember(&buf[ls..ls + raw_len], site);
+            }
             return;
         }
         let (stripped, had_log) = self.strip_prefix(&norm);
@@ -493,9 +513,13 @@ impl Scanner {
                 memo.remember(&norm, translated, &parsed);
                 self.kernel_memo = memo;
             }
+            let single = parsed.len() == 1 && self.kernel_memo.is_set() && plain();
             for p in parsed {
                 let first = self.facts.sites.is_empty();
-                self.kernel_hit(p, quote, loc, None);
+                let site = self.kernel_hit(p, quote, loc, None);
+                if single {
+                    self.raw_memo.remember(&buf[ls..ls + raw_len], site);
+                }
                 if first && !self.facts.sites.is_empty() {
                     let before = self.before(buf, ls, facts::CONTEXT, tail);
                     self.facts.kernel_context =
@@ -552,6 +576,9 @@ impl Scanner {
         let mut rest = s;
         let mut log = false;
         for _ in 0..6 {
+            if !patterns::may_have_prefix(rest) {
+                break;
+            }
             match self.p.prefix.captures(rest) {
                 Some(c) => {
                     let m = c.get(0).expect("group 0");
@@ -587,7 +614,8 @@ impl Scanner {
         }
     }
 
-    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, loc: Loc, end_line: Option<u64>) {
+    /// Counts a record into its site; returns the site's index (`None` past [`MAX_SITES`]).
+    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, loc: Loc, end_line: Option<u64>) -> Option<usize> {
         self.facts.kernel_records += 1;
         let key: SiteKey = (
             kernel::basename(&p.site.file).to_ascii_lowercase(),
@@ -597,15 +625,16 @@ impl Scanner {
         );
         if let Some(&i) = self.facts.site_index.get(&key) {
             self.facts.sites[i].add(p.site.block, p.site.thread, loc.at.line);
-            return;
+            return Some(i);
         }
         if self.facts.sites.len() >= MAX_SITES {
-            return;
+            return None;
         }
         let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
         let hit = KernelHit { loc, end_line, quote: quote(text, at, at + 200), dialect: p.dialect, site: p.site };
         self.facts.site_index.insert(key, self.facts.sites.len());
         self.facts.sites.push(SiteAgg::new(hit));
+        Some(self.facts.sites.len() - 1)
     }
 
     fn host_hit(&mut self, h: host::Parsed, text: &str, stripped: &str, loc: Loc, traceback: Option<usize>) {

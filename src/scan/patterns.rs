@@ -86,6 +86,17 @@ impl Patterns {
     }
 }
 
+/// False when `line` cannot start with a prefix `Patterns::prefix` strips: each of its forms
+/// begins with `[`, a digit, `R`/`r` (rank) or a level's initial, or holds `MODEL_LOG` or a
+/// level name. Lets most lines skip the pattern.
+pub fn may_have_prefix(line: &str) -> bool {
+    match line.trim_start().chars().next() {
+        Some('[' | '0'..='9' | 'R' | 'r' | 'I' | 'W' | 'E' | 'F' | 'D' | 'C') => true,
+        Some(_) => ["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"].iter().any(|k| line.contains(k)),
+        None => false,
+    }
+}
+
 /// Returns the compiled formats.
 pub fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
@@ -206,6 +217,51 @@ impl Patterns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_prefix_gate_never_hides_a_prefix() {
+        let p = patterns();
+        let mut lines: Vec<String> = [
+            "[rank0]: x",
+            "  rank 3: x",
+            "12: x",
+            "[2024-01-02 10:11:12,345] x",
+            "2024-01-02T10:11:12Z x",
+            "01/02/2024 10:11:12 x",
+            "[10:11:12] x",
+            "[ INFO ] x",
+            "INFO: x",
+            "WARNING:root: x",
+            "I0102 10:11:12.123 42 file.cc:12] x",
+            "[W socket.cpp] x",
+            "2024-01-02 10:11:12,345 MODEL_LOG - x",
+            "ts MODEL_LOG - x",
+            "trainer.py - INFO - x",
+            "my.module\t-\tERROR\t-\tx",
+            "RANK 1: x",
+            "CRITICAL: x",
+            "DEBUG: x",
+            "Epoch 1",
+            "/usr/lib/x.py:1: UserWarning: y",
+        ]
+        .iter()
+        .map(|s| s.replace("\\t", "\t"))
+        .collect();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases");
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            if let Ok(t) = std::fs::read_to_string(e.path()) {
+                lines.extend(t.lines().map(str::to_string));
+            }
+        }
+        let mut matched = 0;
+        for l in &lines {
+            if p.prefix.find(l).is_some_and(|m| m.end() > 0) {
+                matched += 1;
+                assert!(may_have_prefix(l), "the gate hides the prefix of {l:?}");
+            }
+        }
+        assert!(matched > 20, "{matched}");
+    }
 
     #[test]
     fn kernel_dialects() {
