@@ -8,6 +8,7 @@
 # chromium      Debian's chromium and chromium-driver (apt-get, only when running as root)
 # npm           the npm packages of tests/e2e, from its lockfile (npm ci)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
+# ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +67,18 @@ npm_packages() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+ripgrep() {
+  command -v rg >/dev/null && return
+  if [ "$(id -u)" != 0 ]; then
+    say "ripgrep is missing and this is not root: install Debian's ripgrep for make bench"
+    exit 1
+  fi
+  say "installing Debian's ripgrep"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq ripgrep >/dev/null
+}
+
 cargo_fuzz() {
   if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     say "adding the nightly toolchain (cargo fuzz needs it)"
@@ -84,6 +97,7 @@ for what in "$@"; do
     chromium) chromium ;;
     npm) npm_packages ;;
     cargo-fuzz) cargo_fuzz ;;
+    ripgrep) ripgrep ;;
     *) say "unknown tool: $what"; exit 2 ;;
   esac
 done

@@ -24,7 +24,7 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${secs}s" >&2
   set +e
   (cd fuzz && cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1) \
-    | grep -E "^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE|SUMMARY|==[0-9]+==ERROR|thread '.*' panicked|Done [0-9]+ runs)"
+    | grep -E "^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+[[:space:]]+(DONE|INITED)|SUMMARY|==[0-9]+==ERROR|thread .* panicked|Done [0-9]+ runs)"
   status=${PIPESTATUS[0]}
   set -e
   if [ "$status" -ne 0 ]; then

@@ -33,6 +33,13 @@ use traceback::{TbLine, TbReader};
 /// Lines longer than this are read in pieces of about this size.
 pub const MAX_PIECE: usize = 8 << 20;
 
+/// Lines longer than this (a minified log, a repr of a whole traceback, megabytes of progress
+/// bar without a newline) are read only around their keywords, in windows of [`WINDOW`]
+/// bytes: the readers' patterns then run on a few kilobytes instead of the whole line.
+const LONG_LINE: usize = 64 << 10;
+/// The window read around a keyword of a long line (a record or an error fits in it).
+const WINDOW: usize = 8 << 10;
+
 /// Lines kept from the end of the previous chunk, for context and joins.
 const TAIL_LINES: usize = 8;
 /// Bytes kept of each of those lines.
@@ -284,7 +291,46 @@ impl Scanner {
             self.facts.stats.long_lines += 1;
             self.last_long_line = Some(self.order);
         }
-        self.process(bytes, 0, bytes.len(), &VecDeque::new());
+        self.windows(bytes);
+    }
+
+    /// Reads a line (or a piece of one) longer than [`LONG_LINE`] around its keywords: each
+    /// window is read as a piece of the line, the rest is not read at all. Inside a
+    /// traceback, which reads every line, the line's start is read too.
+    fn windows(&mut self, line: &[u8]) {
+        if line.len() <= LONG_LINE {
+            self.process(line, 0, line.len(), &VecDeque::new());
+            return;
+        }
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        if self.needs_every_line() {
+            spans.push((0, WINDOW));
+        }
+        let mut pos = 0;
+        while let Some(i) = self.kw.find(&line[pos..]) {
+            let hit = pos + i;
+            let (s, e) = (hit.saturating_sub(WINDOW / 2), (hit + WINDOW).min(line.len()));
+            match spans.last_mut() {
+                // Overlapping windows join, up to a size the patterns read quickly.
+                Some(last) if s <= last.1 && last.1 - last.0 < LONG_LINE => last.1 = last.1.max(e),
+                _ => spans.push((s, e)),
+            }
+            pos = hit + 1;
+        }
+        for (s, e) in spans {
+            // Whole characters only.
+            let mut s = s.min(line.len());
+            while s < line.len() && (line[s] & 0xC0) == 0x80 {
+                s += 1;
+            }
+            let mut e = e.min(line.len());
+            while e > s && e < line.len() && (line[e] & 0xC0) == 0x80 {
+                e -= 1;
+            }
+            if s < e {
+                self.process(&line[s..e], 0, e - s, &VecDeque::new());
+            }
+        }
     }
 
     fn end_block(&mut self) {
@@ -357,6 +403,8 @@ impl Scanner {
                     self.piece(&buf[s..cut]);
                     s = cut;
                 }
+            } else if le - ls > LONG_LINE {
+                self.windows(&buf[ls..le]);
             } else {
                 self.process(buf, ls, le, &tail);
             }
