@@ -43,6 +43,7 @@ report: build
 
 bench: build web
 	@bash scripts/bench.sh
+	$(CARGO) bench --locked --bench stages
 	$(CARGO) build --release --locked --example serve
 	cd $(E2E) && node bench.mjs && node bench-notebook.mjs
 
