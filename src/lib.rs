@@ -113,27 +113,27 @@ pub enum Decoded {
 
 /// Like [`analyze_bytes`], and hands back the content as read, for a viewer that shows any
 /// line of it (the page).
+///
+/// It takes the bytes by value: valid UTF-8 becomes the kept text without a copy.
 pub fn analyze_bytes_keeping(
-    bytes: &[u8],
+    bytes: Vec<u8>,
     file_name: Option<&str>,
     opts: &Options,
 ) -> Result<(Report, Decoded), InputError> {
     let mut a = TextAnalyzer::new();
-    let text = match classify(bytes, file_name)? {
+    match classify(&bytes, file_name)? {
         Kind::Notebook(nb) => return Ok((analyze_parsed(&nb, opts), Decoded::Notebook(nb))),
         Kind::Utf16(text) => {
             a.feed(text.as_bytes());
-            text
+            return Ok((a.finish(opts), Decoded::Text(text)));
         }
-        Kind::Utf8(bytes) => {
-            a.feed(bytes);
-            let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-            match std::str::from_utf8(bytes) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-            }
-        }
-    };
+        Kind::Utf8(b) => a.feed(b),
+    }
+    let mut bytes = bytes;
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        bytes.drain(..3);
+    }
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((a.finish(opts), Decoded::Text(text)))
 }
 

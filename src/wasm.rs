@@ -249,7 +249,7 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
         // As a file that must be a notebook: the same report as the CLI's on it.
-        self.analyze_bytes(json.as_bytes(), Some("input.ipynb".into()), opts)
+        self.analyze_bytes(json.into_bytes(), Some("input.ipynb".into()), opts)
     }
 
     /// Analyses the bytes of a file (a log in UTF-8 or UTF-16, a notebook, a cell list) as the
@@ -258,11 +258,12 @@ impl Session {
     #[wasm_bindgen(js_name = analyzeBytes, unchecked_return_type = "Report")]
     pub fn analyze_bytes(
         &mut self,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         #[wasm_bindgen(js_name = fileName)] file_name: Option<String>,
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
+        let key = view::fingerprint(&bytes);
         let (report, decoded) = crate::analyze_bytes_keeping(bytes, file_name.as_deref(), &o)
             .map_err(|e| JsError::new(&e.message(o.lang)))?;
         let source = match decoded {
@@ -270,7 +271,7 @@ impl Session {
             crate::Decoded::Text(text) => Source::text(text),
         };
         let format = report.input.format.clone();
-        self.keep(source, format, report, view::fingerprint(bytes))
+        self.keep(source, format, report, key)
     }
 
     /// Analyses cells given as JavaScript objects, and keeps them.

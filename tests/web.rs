@@ -294,13 +294,39 @@ fn bad_input_is_an_error_never_a_panic() {
                 (seed >> 24) as u8
             })
             .collect();
-        let _ = s.analyze_bytes(&bytes, None, JsValue::UNDEFINED);
-        let _ = s.analyze_bytes(&bytes, Some("x.ipynb".into()), JsValue::UNDEFINED);
+        let _ = s.analyze_bytes(bytes.clone(), None, JsValue::UNDEFINED);
+        let _ = s.analyze_bytes(bytes.clone(), Some("x.ipynb".into()), JsValue::UNDEFINED);
     }
     assert!(s
-        .analyze_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00", Some("logs.zip".into()), JsValue::UNDEFINED)
+        .analyze_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00".to_vec(), Some("logs.zip".into()), JsValue::UNDEFINED)
         .is_err());
-    assert!(s.analyze_bytes(&[0u8; 64], None, JsValue::UNDEFINED).is_err());
+    assert!(s.analyze_bytes(vec![0u8; 64], None, JsValue::UNDEFINED).is_err());
     // The session still works afterwards.
     assert!(s.analyze_text(ECHO_LOG.into(), JsValue::UNDEFINED).is_ok());
+}
+
+#[wasm_bindgen_test]
+fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
+    use first_assert::scan::keywords::PairFilter;
+    let words = ["ssert", "rror", "CUDA", "cuda", "Traceback", "xception", "File ", "ipython-input", "Cell In", "-packages", "断言", "dded", "Special tokens"];
+    let f = PairFilter::new(&words);
+    let mut seed = 0x2545_f491_u32;
+    let mut random: Vec<u8> = (0..20_000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            b"abcdeFirstCUDArrorsserT -\n"[(seed % 26) as usize]
+        })
+        .collect();
+    random.extend_from_slice("断言".as_bytes());
+    let mut checked = 0;
+    for text in [ECHO_LOG.as_bytes(), TRUSTED_LOG.as_bytes(), OTHER_LOG.as_bytes(), CLEAN_LOG.as_bytes(), NOTEBOOK.as_bytes(), &random] {
+        for start in (0..text.len()).step_by(3) {
+            let hay = &text[start..];
+            assert_eq!(f.find(hay), f.find_scalar(hay), "at {start}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000);
 }
