@@ -43,9 +43,11 @@ pub mod docs;
 pub mod i18n;
 pub mod input;
 pub mod re;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod sanitize;
 pub mod scan;
 pub mod view;
 

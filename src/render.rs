@@ -1,7 +1,7 @@
 //! The human-readable report, in the style of rustc's diagnostics.
 //!
 //! Rendering is a function from a [`Report`] to a `String`; the CLI prints it. Everything that
-//! comes from the input goes through [`sanitize`] first, so that escape sequences or control
+//! comes from the input goes through [`sanitize`](crate::sanitize::sanitize) first, so that escape sequences or control
 //! characters in a log can never reach a terminal raw.
 
 use crate::i18n::{Lang, Msg};
@@ -18,24 +18,7 @@ pub struct TextOptions {
     pub source: Option<String>,
 }
 
-/// Makes text from the input safe for a terminal: control characters (C0, DEL, C1) and
-/// bidirectional overrides become visible `\u{..}` escapes; tabs become spaces.
-pub fn sanitize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\t' => out.push_str("    "),
-            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::sanitize::sanitize;
 
 struct Style {
     on: bool,
@@ -136,7 +119,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let pct = (c.confidence * 100.0).round() as u32;
         // A cause without evidence has no confidence worth printing.
         let sure =
-            if pct > 0 { format!(" ({})", Msg::RenderConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
+            if pct > 0 { format!(" ({})", Msg::ReportConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
         let _ = writeln!(
             out,
             "{} {} — {}{sure}",
@@ -199,7 +182,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
     if r.echo_count > 0 {
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.warn(&Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)])));
+        let _ = writeln!(out, "{}", st.warn(&Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)])));
         for e in r.echoes.iter().take(5) {
             let _ = writeln!(
                 out,
@@ -284,7 +267,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
         st.bold(&short(&fa.text, 400))
     );
     let mark = match (&fa.repeats, fa.kind) {
-        (Some(r), _) if r.count > 1 => Msg::RenderRepeats.fill(
+        (Some(r), _) if r.count > 1 => Msg::ReportRepeats.fill(
             l,
             &[
                 ("count", &r.count),

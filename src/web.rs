@@ -5,8 +5,8 @@
 //! What to show is decided in `view.rs` and the report; this module only builds nodes.
 
 use crate::i18n::{location, Lang, Msg};
-use crate::render::sanitize;
 use crate::report::{Location, Report, Verdict};
+use crate::sanitize::sanitize;
 use crate::view::{self, Mark, Source, Target};
 use std::collections::BTreeSet;
 use wasm_bindgen::JsValue;
@@ -67,7 +67,7 @@ pub fn render(root: &Element, r: &Report, cx: &Context<'_>) -> R<Vec<String>> {
             }
             add(&det, text(&d, "summary", "", &format!("{}: {sum}", Msg::ViewSite.text(l)))?)?;
             if let Some(rep) = &f.repeats {
-                let line = Msg::RenderRepeats.fill(
+                let line = Msg::ReportRepeats.fill(
                     l,
                     &[
                         ("count", &rep.count),
@@ -99,7 +99,7 @@ pub fn render(root: &Element, r: &Report, cx: &Context<'_>) -> R<Vec<String>> {
         add(&t, text(&d, "strong", "", &c.title)?)?;
         let pct = (c.confidence * 100.0).round() as u32;
         if pct > 0 {
-            let conf = text(&d, "span", "fa-confidence", &Msg::RenderConfidence.fill(l, &[("pct", &pct)]))?;
+            let conf = text(&d, "span", "fa-confidence", &Msg::ReportConfidence.fill(l, &[("pct", &pct)]))?;
             conf.set_attribute("data-confidence", &pct.to_string())?;
             t.append_child(&conf)?;
         }
@@ -157,7 +157,7 @@ pub fn render(root: &Element, r: &Report, cx: &Context<'_>) -> R<Vec<String>> {
 
     if r.echo_count > 0 {
         let s = section(&d, root, "echoes", Msg::ViewEchoesTitle.text(l))?;
-        add(&s, text(&d, "p", "", &Msg::RenderEchoes.fill(l, &[("n", &r.echo_count)]))?)?;
+        add(&s, text(&d, "p", "", &Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)]))?)?;
         let ol = el(&d, "ol", "fa-echoes")?;
         for e in &r.echoes {
             let li = el(&d, "li", &format!("kind-{}", e.kind))?;

@@ -71,9 +71,8 @@ impl PairFilter {
                     nibbles[3][usize::from(b >> 4)] |= bucket;
                 }
                 None => {
-                    for n in 0..16 {
-                        nibbles[2][n] |= bucket;
-                        nibbles[3][n] |= bucket;
+                    for m in nibbles[2..].iter_mut().flatten() {
+                        *m |= bucket;
                     }
                 }
             }
@@ -94,7 +93,8 @@ impl PairFilter {
     fn at(&self, hay: &[u8], i: usize) -> bool {
         let next = hay.get(i + 1).copied().unwrap_or(0);
         let p = usize::from(hay[i]) << 8 | usize::from(next);
-        self.pairs[p >> 6] & (1 << (p & 63)) != 0 && self.by_first[usize::from(hay[i])].iter().any(|w| hay[i..].starts_with(w))
+        self.pairs[p >> 6] & (1 << (p & 63)) != 0
+            && self.by_first[usize::from(hay[i])].iter().any(|w| hay[i..].starts_with(w))
     }
 
     /// Where the first keyword in `hay` starts, one position at a time.
@@ -113,15 +113,20 @@ impl PairFilter {
     pub fn find(&self, hay: &[u8]) -> Option<usize> {
         use core::arch::wasm32::*;
         let n = hay.len();
-        let table = |t: &[u8; 16]| u8x16(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15]);
-        let [l0, h0, l1, h1] = [table(&self.nibbles[0]), table(&self.nibbles[1]), table(&self.nibbles[2]), table(&self.nibbles[3])];
+        let table = |t: &[u8; 16]| {
+            u8x16(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15])
+        };
+        let [l0, h0, l1, h1] =
+            [table(&self.nibbles[0]), table(&self.nibbles[1]), table(&self.nibbles[2]), table(&self.nibbles[3])];
         let low = u8x16_splat(15);
         let mut i = 0;
         // Blocks of 16 positions whose next byte is in the input too.
         while i + 17 <= n {
             // SAFETY: i + 17 <= n, so both 16-byte loads stay inside `hay`; v128_load has no
             // alignment requirement.
-            let (a, b) = unsafe { (v128_load(hay.as_ptr().add(i) as *const v128), v128_load(hay.as_ptr().add(i + 1) as *const v128)) };
+            let (a, b) = unsafe {
+                (v128_load(hay.as_ptr().add(i) as *const v128), v128_load(hay.as_ptr().add(i + 1) as *const v128))
+            };
             let m0 = v128_and(u8x16_swizzle(l0, v128_and(a, low)), u8x16_swizzle(h0, u8x16_shr(a, 4)));
             let m1 = v128_and(u8x16_swizzle(l1, v128_and(b, low)), u8x16_swizzle(h1, u8x16_shr(b, 4)));
             let m = v128_and(m0, m1);
