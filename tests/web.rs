@@ -308,7 +308,21 @@ fn bad_input_is_an_error_never_a_panic() {
 #[wasm_bindgen_test]
 fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
     use first_assert::scan::keywords::PairFilter;
-    let words = ["ssert", "rror", "CUDA", "cuda", "Traceback", "xception", "File ", "ipython-input", "Cell In", "-packages", "断言", "dded", "Special tokens"];
+    let words = [
+        "ssert",
+        "rror",
+        "CUDA",
+        "cuda",
+        "Traceback",
+        "xception",
+        "File ",
+        "ipython-input",
+        "Cell In",
+        "-packages",
+        "断言",
+        "dded",
+        "Special tokens",
+    ];
     let f = PairFilter::new(&words);
     let mut seed = 0x2545_f491_u32;
     let mut random: Vec<u8> = (0..20_000)
@@ -321,7 +335,14 @@ fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
         .collect();
     random.extend_from_slice("断言".as_bytes());
     let mut checked = 0;
-    for text in [ECHO_LOG.as_bytes(), TRUSTED_LOG.as_bytes(), OTHER_LOG.as_bytes(), CLEAN_LOG.as_bytes(), NOTEBOOK.as_bytes(), &random] {
+    for text in [
+        ECHO_LOG.as_bytes(),
+        TRUSTED_LOG.as_bytes(),
+        OTHER_LOG.as_bytes(),
+        CLEAN_LOG.as_bytes(),
+        NOTEBOOK.as_bytes(),
+        &random,
+    ] {
         for start in (0..text.len()).step_by(3) {
             let hay = &text[start..];
             assert_eq!(f.find(hay), f.find_scalar(hay), "at {start}");

@@ -16,9 +16,16 @@ pub struct FxHasher(u64);
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        // Whole words, then the rest as one zero-padded word: `[u32; 3]` ids (12 bytes) are
+        // hashed once per kernel record, so this is on the hot path of an assert flood.
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
+            w[..rest.len()].copy_from_slice(rest);
             self.add(u64::from_le_bytes(w));
         }
     }

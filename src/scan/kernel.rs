@@ -187,7 +187,10 @@ impl RawMemo {
         let Some(bpos) = line.find("block: [") else { return };
         let b0 = bpos + "block: [".len();
         let b1 = b0 + ids.block.len();
-        if !plain_ids(ids.block.as_bytes()) || !plain_ids(ids.thread.as_bytes()) {
+        if !plain_ids(ids.block.as_bytes())
+            || !plain_ids(ids.thread.as_bytes())
+            || raw.get(b1).is_none_or(|c| is_id_byte(*c))
+        {
             return;
         }
         self.pre = raw[..b0].to_vec();
@@ -206,26 +209,58 @@ impl RawMemo {
         if !self.active || raw.len() < self.pre.len() + self.mid.len() + self.post.len() {
             return None;
         }
-        if !raw.starts_with(&self.pre) || !raw.ends_with(&self.post) {
+        if !same(&raw[..self.pre.len()], &self.pre) || !same(&raw[raw.len() - self.post.len()..], &self.post) {
             return None;
         }
         let inner = &raw[self.pre.len()..raw.len() - self.post.len()];
-        let j = memchr::memmem::find(inner, &self.mid)?;
-        let (b, t) = (&inner[..j], &inner[j + self.mid.len()..]);
-        if !plain_ids(b) || !plain_ids(t) {
+        // The block ids run up to the first byte that is not a digit or a comma; `mid` starts
+        // with such a byte (`remember` checks).
+        let j = inner.iter().position(|c| !is_id_byte(*c))?;
+        let (b, t) = (&inner[..j], inner[j..].strip_prefix(&self.mid[..])?);
+        if b.is_empty() || t.is_empty() || !t.iter().all(|c| is_id_byte(*c)) {
             return None;
         }
-        // Digits and commas are ASCII: the slices are UTF-8.
-        let s = |x: &[u8]| triple(std::str::from_utf8(x).unwrap_or(""));
-        Some((s(b), s(t)))
+        Some((plain_triple(b), plain_triple(t)))
     }
 }
 
 /// A record's block and thread ids.
 pub type BlockThread = (Option<[u32; 3]>, Option<[u32; 3]>);
 
+/// `a == b`, eight bytes at a time: WebAssembly's `memcmp` goes a byte at a time, and a flood
+/// compares some 100 bytes of every line.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
+}
+
+fn is_id_byte(c: u8) -> bool {
+    c.is_ascii_digit() || c == b','
+}
+
 fn plain_ids(b: &[u8]) -> bool {
-    !b.is_empty() && b.iter().all(|c| c.is_ascii_digit() || *c == b',')
+    !b.is_empty() && b.iter().all(|c| is_id_byte(*c))
+}
+
+/// [`triple`] of ids that are only digits and commas, read byte by byte: a flood reads two per
+/// line, and going through `str` (trim, split, parse) was half the time of a flood in wasm.
+fn plain_triple(b: &[u8]) -> Option<[u32; 3]> {
+    let mut t = [0u32; 3];
+    let (mut k, mut digits) = (0, 0);
+    for &c in b {
+        if c == b',' {
+            if digits == 0 || k == 2 {
+                return None;
+            }
+            k += 1;
+            digits = 0;
+        } else {
+            t[k] = t[k].checked_mul(10)?.checked_add(u32::from(c.wrapping_sub(b'0')))?;
+            digits += 1;
+        }
+    }
+    (k == 2 && digits > 0).then_some(t)
 }
 
 /// True when the text in front of a kernel record makes it a quotation rather than output: a
@@ -365,6 +400,30 @@ pub fn short_function(f: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_triple_reads_ids_as_triple_does() {
+        // Every string of up to 8 bytes over digits and commas, and the edges of u32.
+        let mut cases: Vec<String> = vec!["4294967295,0,0".into(), "4294967296,0,0".into(), "0,0,00000000001".into()];
+        let alphabet = ['0', '7', '9', ','];
+        for len in 1..=8u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut k = n;
+                cases.push(
+                    (0..len)
+                        .map(|_| {
+                            let c = alphabet[k % 4];
+                            k /= 4;
+                            c
+                        })
+                        .collect(),
+                );
+            }
+        }
+        for c in cases {
+            assert_eq!(plain_triple(c.as_bytes()), triple(&c), "{c:?}");
+        }
+    }
 
     #[test]
     fn the_memo_reads_every_line_as_parse_does() {
