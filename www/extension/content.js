@@ -189,7 +189,9 @@
 
   // Automatic mode: rescan when the page changes (debounced; nothing runs while it is quiet).
   let timer = 0;
-  let auto = true;
+  // Off until the setting is read: an outputframe's alert can arrive before it, and with
+  // automatic mode off it must not open anything (when it is on, the read schedules a scan).
+  let auto = false;
   function schedule() {
     if (!auto) return;
     clearTimeout(timer);
