@@ -340,6 +340,7 @@ pub struct Cause {
     /// The id of the rule that concluded it (a file in `rules/`).
     pub rule: String,
     /// 0..1: how sure the engine is.
+    #[cfg_attr(target_arch = "wasm32", serde(serialize_with = "crate::wasm::placeholder"))]
     pub confidence: f64,
     /// A short name for the cause.
     pub title: String,
