@@ -97,7 +97,7 @@ fn json(s: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
-            '\x1b' => out.push_str("\\u001b"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -106,8 +106,10 @@ fn json(s: &str) -> String {
 }
 
 fn notebook(w: &mut impl Write, rng: &mut Lcg, mb: u64, cells: u64) -> std::io::Result<()> {
-    let per_cell = (mb << 20) / cells.max(1);
+    // The cells before the assert carry the training output; the ones after it only their
+    // echo tracebacks, so the output is spread over the former to reach `mb` in all.
     let assert_cell = cells * 3 / 5;
+    let per_cell = (mb << 20) / assert_cell.max(1);
     w.write_all(b"{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}, \"cells\": [\n")?;
     let (mut step, mut epoch) = (0u64, 0u64);
     for c in 0..cells {

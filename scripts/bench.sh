@@ -25,9 +25,9 @@ gen=target/release/examples/genlog
 mkdir -p bench-data
 d=bench-data/seed$SEED
 mkdir -p "$d"
-make_input() { # file generator-args...
+make_input() { # file generator-args... (made again when the generator changed)
   local f=$1; shift
-  [ -f "$f" ] || "$gen" "$@" --seed "$SEED" > "$f"
+  [ "$f" -nt "$gen" ] || "$gen" "$@" --seed "$SEED" > "$f"
 }
 make_input "$d/a-train-200m.log" train 200
 make_input "$d/b-train-200m-assert.log" train 200 --assert
