@@ -188,85 +188,173 @@ pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
 /// Parses an nbformat 4 notebook, a `{"cells": [...]}` cell list or a bare array of cells.
 pub fn parse_notebook(json: &str) -> Result<Notebook, InputError> {
     let json = json.strip_prefix('\u{feff}').unwrap_or(json);
-    let v: Value = serde_json::from_str(json).map_err(|e| {
+    read_notebook(json).map_err(|e| {
         let msg = if e.is_eof() { Msg::ErrTruncated } else { Msg::ErrNotJson };
         InputError::new(msg, &[("detail", &e)])
-    })?;
-    parse_value(&v)
+    })?
 }
 
-/// Parses a notebook or cell list that is already a JSON value.
-pub fn parse_value(v: &Value) -> Result<Notebook, InputError> {
-    let (format, cells) = match v {
-        Value::Array(cells) => ("cells", cells),
-        Value::Object(o) => {
-            if o.contains_key("worksheets") {
-                return Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)]));
-            }
-            let format = if o.contains_key("nbformat") { "notebook" } else { "cells" };
-            if let Some(n) = o.get("nbformat").and_then(Value::as_u64) {
-                if n < 4 {
-                    return Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)]));
-                }
-            }
-            match o.get("cells") {
-                Some(Value::Array(c)) => (format, c),
-                Some(_) => {
-                    return Err(InputError::new(
-                        Msg::ErrCellField,
-                        &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")],
-                    ))
-                }
-                None => return Err(InputError::new(Msg::ErrNoCells, &[])),
+/// Reads a notebook or cell list from JSON text in one pass, one cell at a time: each cell is
+/// parsed as a JSON value, turned into a [`Cell`] (its strings moved, not copied) and dropped,
+/// so memory holds the text and the cells, never a value tree of the whole notebook (nbformat
+/// stores outputs as arrays of lines; such a tree takes two to three times the file).
+///
+/// The outer error is the JSON's (syntax, nesting); the inner one its shape. Checks come in a
+/// fixed order, whatever the order of the keys: an nbformat 3 notebook, then an old
+/// `nbformat`, then `cells` missing or not an array, then the first cell that is wrong.
+pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(json);
+    let top = Level { top: true }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(match top {
+        Shape::Array(cells) => cells.map(|cells| Notebook { format: "cells", cells }),
+        Shape::Object { worksheets, nbformat, cells } => {
+            let format = if nbformat.is_some() { "notebook" } else { "cells" };
+            match (worksheets, nbformat.as_ref().and_then(Value::as_u64), cells.map(|c| *c)) {
+                (true, ..) => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)])),
+                (_, Some(n), _) if n < 4 => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)])),
+                (_, _, Some(Shape::Array(cells))) => cells.map(|cells| Notebook { format, cells }),
+                (_, _, Some(_)) => Err(InputError::new(
+                    Msg::ErrCellField,
+                    &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")],
+                )),
+                (_, _, None) => Err(InputError::new(Msg::ErrNoCells, &[])),
             }
         }
-        _ => return Err(InputError::new(Msg::ErrTopLevel, &[])),
-    };
-    let mut out = Vec::with_capacity(cells.len());
-    for (pos, c) in cells.iter().enumerate() {
-        let o = c.as_object().ok_or_else(|| cell_field(pos, "cells", "object"))?;
-        let index = match o.get("index") {
-            None | Some(Value::Null) => pos as u32,
-            Some(i) => {
-                i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?
-            }
-        };
-        let execution_count = match o.get("execution_count") {
-            None | Some(Value::Null) => None,
-            Some(n) => Some(n.as_i64().ok_or_else(|| cell_field(pos, "execution_count", "number"))?),
-        };
-        let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
-        let source = multiline(o.get("source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
-        let mut outputs = Vec::new();
-        match o.get("outputs") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(list)) => {
-                for (oi, out) in list.iter().enumerate() {
-                    let parsed = output(out).map_err(|(field, expected)| {
-                        InputError::new(
-                            Msg::ErrOutputField,
-                            &[("cell", &pos), ("output", &oi), ("field", &field), ("expected", &expected)],
-                        )
-                    })?;
-                    if let Some(x) = parsed {
-                        outputs.push(x);
-                    }
-                }
-            }
-            Some(_) => return Err(cell_field(pos, "outputs", "array")),
-        }
-        out.push(Cell { index, execution_count, cell_type, source, outputs });
+        Shape::Other => Err(InputError::new(Msg::ErrTopLevel, &[])),
+    })
+}
+
+/// What a level of a notebook holds: the top level, or the value of its `cells`.
+enum Shape {
+    /// An array of cells (or the first wrong one).
+    Array(Result<Vec<Cell>, InputError>),
+    /// At the top, an object with nbformat's keys of interest (the others are skipped).
+    Object { worksheets: bool, nbformat: Option<Value>, cells: Option<Box<Shape>> },
+    /// Anything else (read and dropped).
+    Other,
+}
+
+/// Reads one level (see [`read_notebook`]); one visitor for both, which keeps the WebAssembly
+/// package small (each visitor type is another copy of the JSON parser's dispatch).
+struct Level {
+    top: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Level {
+    type Value = Shape;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
+        d.deserialize_any(self)
     }
-    Ok(Notebook { format, cells: out })
+}
+
+impl<'de> serde::de::Visitor<'de> for Level {
+    type Value = Shape;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a notebook or a cell list")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Shape, A::Error> {
+        Ok(Shape::Array(cells_of(seq)?))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let (mut worksheets, mut nbformat, mut cells) = (false, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "cells" if self.top => cells = Some(Box::new(map.next_value_seed(Level { top: false })?)),
+                "nbformat" if self.top => nbformat = Some(map.next_value::<Value>()?),
+                k => {
+                    worksheets |= self.top && k == "worksheets";
+                    map.next_value::<Value>()?;
+                }
+            }
+        }
+        Ok(if self.top { Shape::Object { worksheets, nbformat, cells } } else { Shape::Other })
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::Other)
+    }
+}
+
+/// The cells of an array, each read as a value and turned into a [`Cell`] at once; after the
+/// first wrong cell the rest is only skipped.
+fn cells_of<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> Result<Result<Vec<Cell>, InputError>, A::Error> {
+    let mut cells = Vec::new();
+    let mut pos = 0;
+    while let Some(v) = seq.next_element::<Value>()? {
+        match cell(pos, v) {
+            Ok(c) => cells.push(c),
+            Err(e) => {
+                while seq.next_element::<Value>()?.is_some() {}
+                return Ok(Err(e));
+            }
+        }
+        pos += 1;
+    }
+    Ok(Ok(cells))
+}
+
+/// One cell, from its JSON value (`pos` is its place in the list).
+fn cell(pos: usize, c: Value) -> Result<Cell, InputError> {
+    let Value::Object(mut o) = c else { return Err(cell_field(pos, "cells", "object")) };
+    let index = match o.get("index") {
+        None | Some(Value::Null) => pos as u32,
+        Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?,
+    };
+    let execution_count = match o.get("execution_count") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(n.as_i64().ok_or_else(|| cell_field(pos, "execution_count", "number"))?),
+    };
+    let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
+    let source = multiline(take(&mut o, "source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
+    let mut outputs = Vec::new();
+    match take(&mut o, "outputs") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) => {
+            for (oi, out) in list.into_iter().enumerate() {
+                let parsed = output(out).map_err(|(field, expected)| {
+                    InputError::new(
+                        Msg::ErrOutputField,
+                        &[("cell", &pos), ("output", &oi), ("field", &field), ("expected", &expected)],
+                    )
+                })?;
+                if let Some(x) = parsed {
+                    outputs.push(x);
+                }
+            }
+        }
+        Some(_) => return Err(cell_field(pos, "outputs", "array")),
+    }
+    Ok(Cell { index, execution_count, cell_type, source, outputs })
+}
+
+/// Moves a field's value out of its object (leaving `null`; cheaper than removing it).
+fn take(o: &mut serde_json::Map<String, Value>, key: &str) -> Option<Value> {
+    o.get_mut(key).map(Value::take)
 }
 
 /// nbformat keeps multi-line strings either whole or as a list of lines.
-fn multiline(v: Option<&Value>) -> Option<String> {
+fn multiline(v: Option<Value>) -> Option<String> {
     match v {
         None | Some(Value::Null) => Some(String::new()),
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s),
         Some(Value::Array(a)) => {
-            let mut s = String::new();
+            let mut s = String::with_capacity(a.iter().map(|p| p.as_str().map_or(0, str::len)).sum());
             for p in a {
                 s.push_str(p.as_str()?);
             }
@@ -277,24 +365,20 @@ fn multiline(v: Option<&Value>) -> Option<String> {
 }
 
 /// Reads one output; on failure names the field and the JSON type it should have.
-fn output(v: &Value) -> Result<Option<Output>, (&'static str, &'static str)> {
-    let o = v.as_object().ok_or(("outputs", "object"))?;
+fn output(v: Value) -> Result<Option<Output>, (&'static str, &'static str)> {
+    let Value::Object(mut o) = v else { return Err(("outputs", "object")) };
     let kind =
         o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
-    let text_of = |k: &'static str| multiline(o.get(k)).ok_or((k, "string"));
     let out = match kind {
         "stream" => Output {
             kind: "stream".into(),
             name: o.get("name").and_then(Value::as_str).map(str::to_string),
-            text: text_of("text")?,
+            text: multiline(take(&mut o, "text")).ok_or(("text", "string"))?,
         },
         "error" => {
-            let tb: Vec<String> = match o.get("traceback") {
+            let tb = match take(&mut o, "traceback") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|l| l.as_str().map(str::to_string).ok_or(("traceback", "array of strings")))
-                    .collect::<Result<_, _>>()?,
+                Some(Value::Array(a)) => a,
                 Some(_) => return Err(("traceback", "array of strings")),
             };
             let text = if tb.is_empty() {
@@ -302,14 +386,23 @@ fn output(v: &Value) -> Result<Option<Output>, (&'static str, &'static str)> {
                 let evalue = o.get("evalue").and_then(Value::as_str).unwrap_or("");
                 format!("{ename}: {evalue}")
             } else {
-                tb.join("\n")
+                let mut text = String::new();
+                for (i, l) in tb.iter().enumerate() {
+                    text.push_str(if i > 0 { "\n" } else { "" });
+                    text.push_str(l.as_str().ok_or(("traceback", "array of strings"))?);
+                }
+                text
             };
             Output { kind: "error".into(), name: None, text }
         }
         "execute_result" | "display_data" | "text" | "pyout" => {
-            let text = match o.get("data").and_then(|d| d.get("text/plain")) {
+            let plain = match o.get_mut("data") {
+                Some(Value::Object(d)) => take(d, "text/plain"),
+                _ => None,
+            };
+            let text = match plain {
                 Some(t) => multiline(Some(t)).ok_or(("text/plain", "string"))?,
-                None => text_of("text")?,
+                None => multiline(take(&mut o, "text")).ok_or(("text", "string"))?,
             };
             Output { kind: "text".into(), name: None, text }
         }
@@ -364,6 +457,38 @@ mod tests {
         assert!(e.message(Lang::Zh).contains("单元格 0 的输出 0"), "{}", e.message(Lang::Zh));
         let e = parse_notebook(r#"{"nbformat": 3, "worksheets": []}"#).unwrap_err();
         assert!(e.to_string().contains("nbformat 3"), "{e}");
+    }
+
+    #[test]
+    fn checks_do_not_depend_on_the_order_of_keys() {
+        let old = |json: &str| parse_notebook(json).unwrap_err().to_string();
+        assert!(old(r#"{"cells": [{"outputs": 3}], "nbformat": 3}"#).contains("nbformat 3"));
+        assert!(old(r#"{"cells": 5, "worksheets": [], "nbformat": 4}"#).contains("nbformat 3"));
+        assert!(old(r#"{"cells": 5, "nbformat": 4}"#).contains("`cells` should be array"));
+        assert!(old(r#"{"metadata": {"cells": []}, "nbformat": 4}"#).contains("no `cells`"));
+        // The first wrong cell is named, and what follows it still has to be JSON.
+        let e = old(r#"[{"outputs": []}, 7, {"outputs": "x"}]"#);
+        assert!(e.contains("cell 1"), "{e}");
+        assert!(old(r#"[{"outputs": []}, 7, {"outputs": "#).contains("truncated"));
+        assert!(old(r#"{"cells": []} trailing"#).contains("not valid JSON"));
+        // The last of duplicate keys counts, as in a JSON object read whole.
+        let nb = parse_notebook(r#"{"cells": 1, "cells": [{"source": "a"}], "nbformat": 4}"#).unwrap();
+        assert_eq!((nb.format, nb.cells[0].source.as_str()), ("notebook", "a"));
+    }
+
+    #[test]
+    fn strings_are_moved_whole_and_lines_joined() {
+        let nb = parse_notebook(
+            r#"{"cells": [{"source": ["a\n", "b"], "outputs": [
+                {"output_type": "display_data", "data": {"text/plain": ["x", "y"]}},
+                {"output_type": "execute_result", "data": 3, "text": "fallback"},
+                {"output_type": "error", "traceback": ["t1", "t2"], "ename": "E"}]}]}"#,
+        )
+        .unwrap();
+        let c = &nb.cells[0];
+        assert_eq!(c.source, "a\nb");
+        let texts: Vec<&str> = c.outputs.iter().map(|o| o.text.as_str()).collect();
+        assert_eq!(texts, ["xy", "fallback", "t1\nt2"]);
     }
 
     #[test]

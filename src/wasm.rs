@@ -136,16 +136,23 @@ pub(crate) fn placeholder<S: serde::Serializer>(_: &f64, s: S) -> Result<S::Ok, 
 /// generic `Value` by hand: typed deserializers would add their error formatting (floats
 /// included) to the package.
 fn json_of(v: &JsValue, what: &str) -> Result<Value, JsError> {
-    let json = js_sys::JSON::stringify(v)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| JsError::new(&format!("bad {what}: not representable as JSON")))?;
-    serde_json::from_str(&json).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
+    serde_json::from_str(&stringify(v, what)?).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
 }
 
+/// `JSON.stringify(v)`, or a clear error naming `what`.
+fn stringify(v: &JsValue, what: &str) -> Result<String, JsError> {
+    js_sys::JSON::stringify(v)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| JsError::new(&format!("bad {what}: not representable as JSON")))
+}
+
+/// Cells given as a JavaScript value, through `JSON.stringify` and the notebook reader (one
+/// cell at a time, see [`input::read_notebook`]).
 fn cells_from(v: JsValue) -> Result<(Vec<Cell>, &'static str), JsError> {
-    let json = json_of(&v, "cells")?;
-    let nb = input::parse_value(&json).map_err(|e| JsError::new(&e.to_string()))?;
+    let nb = input::read_notebook(&stringify(&v, "cells")?)
+        .map_err(|e| JsError::new(&format!("bad cells: {e}")))?
+        .map_err(|e| JsError::new(&e.to_string()))?;
     Ok((nb.cells, nb.format))
 }
 

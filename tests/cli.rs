@@ -281,6 +281,39 @@ fn a_1_gib_log_streams_with_bounded_memory() {
     assert!(rss < 64 * 1024, "peak memory {rss} KiB for a 1 GiB log");
 }
 
+/// A notebook is read whole, but one cell at a time: its peak memory is the file and its
+/// cells, not a JSON tree of it (which took 90 MB for a notebook like this one). The file is
+/// written in pieces so that this process stays small (a spawned child's peak RSS can count
+/// the parent's pages until the exec).
+#[test]
+fn a_22_mb_notebook_stays_under_64_mb() {
+    let path = tmp("big.ipynb", b"");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let line = "  7%|#         | 1510/21800 [02:14<30:07, 11.22it/s, loss=0.6931, lr=3.00e-04]\\n";
+    let lines: Vec<String> = (0..500).map(|i| format!("\"{i:>5}{line}\"")).collect();
+    let output = format!("{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": [{}]}}", lines.join(", "));
+    let kernel = format!("{{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": [\"{KERNEL}\\n\"]}}");
+    write!(w, "{{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {{}}, \"cells\": [").unwrap();
+    for i in 0..500 {
+        let outputs = if i == 300 { &kernel } else { &output };
+        let sep = if i > 0 { ",\n" } else { "" };
+        write!(w, "{sep}{{\"cell_type\": \"code\", \"execution_count\": {i}, \"metadata\": {{}}, \"source\": [\"train()\"], \"outputs\": [{outputs}]}}").unwrap();
+    }
+    write!(w, "]}}").unwrap();
+    drop(w);
+    let mb = std::fs::metadata(&path).unwrap().len() >> 20;
+    assert!(mb >= 20, "{mb} MB");
+    let mut child = bin().arg("--json").arg(&path).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdout = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+    let (code, rss) = wait_with_rss(child);
+    assert_eq!(code, 1, "{}", String::from_utf8_lossy(&stdout));
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(v["first_assert"]["cell"], 300);
+    eprintln!("peak memory for a {mb} MB notebook: {rss} KiB");
+    assert!(rss < 64 * 1024, "peak memory {rss} KiB for a {mb} MB notebook");
+}
+
 #[test]
 fn a_closed_pipe_is_not_an_error() {
     let mut big = String::new();
