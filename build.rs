@@ -14,6 +14,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+// The literals a rule's line pattern cannot match without (see the file).
+#[path = "src/rules/needles.rs"]
+mod needles;
+
 const CATEGORIES: &[(&str, &str)] = &[
     ("invalid_label", "InvalidLabel"),
     ("index_out_of_bounds", "IndexOutOfBounds"),
@@ -180,6 +184,7 @@ struct Message {
 fn main() {
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=i18n/messages.toml");
+    println!("cargo:rerun-if-changed=src/rules/needles.rs");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let rules = compile_rules(Path::new("rules"));
     std::fs::write(Path::new(&out).join("rules.rs"), rules).expect("write rules.rs");
@@ -345,12 +350,13 @@ fn pat(
     weight: Option<f64>,
 ) -> String {
     format!(
-        "        PatDef {{ scope: Scope::{scope}, file: {}, function: {}, condition: {}, path: {}, regex: {}, keyword: {}, weight: {:?} }},\n",
+        "        PatDef {{ scope: Scope::{scope}, file: {}, function: {}, condition: {}, path: {}, regex: {}, needles: &{:?}, keyword: {}, weight: {:?} }},\n",
         opt(&file),
         opt(&function),
         opt(&condition),
         opt(&path),
         opt(&regex),
+        regex.as_deref().map(needles::needles).unwrap_or_default(),
         opt(&keyword),
         weight.unwrap_or(1.0) as f32
     )

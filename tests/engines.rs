@@ -104,3 +104,34 @@ fn ascii_translation() {
     assert!(!re::compile(r"\bδ").unwrap().is_match("δ"));
     assert!(!regex_lite::Regex::new(r"\bδ").unwrap().is_match("δ"));
 }
+
+/// The needles build.rs computed for each line pattern (`src/rules/needles.rs`) are sound:
+/// wherever a pattern matches, the line holds one of them. And they are there to be used:
+/// most line patterns have some.
+#[test]
+fn every_match_holds_one_of_its_needles() {
+    let lines = haystacks();
+    let (mut patterns, mut with_needles, mut matches) = (0, 0, 0);
+    for r in RULES {
+        for p in r.when.iter().flat_map(|b| b.iter()) {
+            let Some(src) = p.regex else { continue };
+            patterns += 1;
+            if p.needles.is_empty() {
+                continue;
+            }
+            with_needles += 1;
+            let regex = re::compile(src).unwrap();
+            for line in lines.iter().filter(|l| regex.is_match(l)) {
+                matches += 1;
+                assert!(
+                    p.needles.iter().any(|n| line.contains(n)),
+                    "`{src}` matches a line without any of {:?}:\n{line}",
+                    p.needles
+                );
+            }
+        }
+    }
+    eprintln!("{with_needles} of {patterns} line patterns have needles; {matches} matches checked");
+    assert!(with_needles * 10 >= patterns * 8, "{with_needles} of {patterns}");
+    assert!(matches > 100, "{matches}");
+}

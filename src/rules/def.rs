@@ -90,6 +90,9 @@ pub struct PatDef {
     pub path: Option<&'static str>,
     /// Code, Message, Raised: regex over the line.
     pub regex: Option<&'static str>,
+    /// Literals `regex` cannot match without: a line that holds none of them is not tried
+    /// (empty: no such promise). Computed by build.rs (`src/rules/needles.rs`).
+    pub needles: &'static [&'static str],
     /// Message: a literal (case-sensitive) that every match contains; the scanner only reads
     /// lines that hold a keyword.
     pub keyword: Option<&'static str>,

@@ -11,6 +11,8 @@
 //! the higher priority.
 
 pub mod def;
+#[cfg(test)]
+mod needles;
 
 pub use def::{PatDef, RuleDef, Scope, SiteDef, TextDef, RULES};
 
@@ -68,17 +70,32 @@ struct Pat {
     keyword: Option<&'static str>,
 }
 
-/// One field of one scope: its patterns, tested together, and the pattern each stands for.
+/// A pattern of a field: the pattern it stands for (index into `RuleSet::pats`), its regex and
+/// its needles.
+type FieldItem = (usize, &'static str, &'static [&'static str]);
+
+/// One field of one scope: its patterns, tested together, the pattern each stands for, and
+/// each one's needles (literals it cannot match without, see `PatDef::needles`).
 struct FieldSet {
     set: re::Set,
     owners: Vec<usize>,
+    needles: Vec<Vec<memchr::memmem::Finder<'static>>>,
 }
 
 impl FieldSet {
-    fn build(items: Vec<(usize, &'static str)>) -> Result<FieldSet, String> {
-        let srcs: Vec<&str> = items.iter().map(|(_, s)| *s).collect();
+    fn build(items: Vec<FieldItem>) -> Result<FieldSet, String> {
+        let srcs: Vec<&str> = items.iter().map(|(_, s, _)| *s).collect();
         let set = re::Set::new(&srcs).map_err(|e| format!("rule {e}"))?;
-        Ok(FieldSet { set, owners: items.into_iter().map(|(o, _)| o).collect() })
+        let needles = items.iter().map(|(_, _, n)| n.iter().map(memchr::memmem::Finder::new).collect()).collect();
+        Ok(FieldSet { set, owners: items.into_iter().map(|(o, _, _)| o).collect(), needles })
+    }
+
+    /// Whether the pattern at place `local` may match `text`: it has no needles, or `text`
+    /// holds one. (The WebAssembly engine then runs only those; the CLI's set runs all at
+    /// once, and this only filters.)
+    fn may_match(&self, local: usize, text: &str) -> bool {
+        let n = &self.needles[local];
+        n.is_empty() || n.iter().any(|f| f.find(text.as_bytes()).is_some())
     }
 
     /// The patterns (by index into `RuleSet::pats`) whose regex matches `text`.
@@ -88,7 +105,7 @@ impl FieldSet {
 
     /// Like `matches`, with each pattern's place in this set (for [`FieldSet::span`]).
     fn matches_local<'s>(&'s self, text: &'s str) -> impl Iterator<Item = usize> + 's {
-        self.set.matches(text)
+        self.set.matches_where(text, move |i| self.may_match(i, text))
     }
 
     /// The part of `text` that the pattern at place `local` matches: the set only says
@@ -205,7 +222,7 @@ impl RuleSet {
         let mut sites_by_condition: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
         let mut sites_by_file: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
         let mut pats = Vec::new();
-        let mut fields: SmallMap<&'static str, Vec<(usize, &'static str)>> = SmallMap::default();
+        let mut fields: SmallMap<&'static str, Vec<FieldItem>> = SmallMap::default();
         for (ri, r) in rules.iter().enumerate() {
             if let Some(base) = r.extends {
                 if !rules.iter().any(|b| b.id == base) {
@@ -224,7 +241,8 @@ impl RuleSet {
                     let mut f = 0;
                     let mut add = |key: &'static str, flag: u8, src: Option<&'static str>| {
                         if let Some(src) = src {
-                            fields.entry(key).push((pi, src));
+                            let needles = if flag == F_REGEX { p.needles } else { &[] };
+                            fields.entry(key).push((pi, src, needles));
                             f |= flag;
                         }
                     };
