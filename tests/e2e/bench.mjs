@@ -22,7 +22,7 @@ function inputs() {
   if (!existsSync(train)) {
     const genlog = path.join(ROOT, "target/release/examples/genlog");
     if (!existsSync(genlog)) execFileSync("cargo", ["build", "--release", "--locked", "--quiet", "--example", "genlog"], { cwd: ROOT, stdio: "inherit" });
-    writeFileSync(train, execFileSync(genlog, ["10", "--assert"], { maxBuffer: 1 << 26 }));
+    writeFileSync(train, execFileSync(genlog, ["train", "10", "--assert"], { maxBuffer: 1 << 26 }));
   }
   // The worst case for the page: every line a kernel assertion line (one per thread).
   const flood = path.join(DATA, "flood-10m.log");
