@@ -129,13 +129,24 @@ pub fn analyze_bytes_keeping(
             a.feed(text.as_bytes());
             return Ok((a.finish(opts), Decoded::Text(text)));
         }
-        Kind::Utf8(b) => a.feed(b),
+        Kind::Utf8(_) => {}
     }
     let mut bytes = bytes;
     if bytes.starts_with(b"\xef\xbb\xbf") {
         bytes.drain(..3);
     }
-    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    // Validated once: valid text is read as text; else the scanner reads the bytes (and
+    // notes the invalid sequences) and the kept text has them replaced.
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => {
+            a.feed_text(&text);
+            text
+        }
+        Err(e) => {
+            a.feed(e.as_bytes());
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
     Ok((a.finish(opts), Decoded::Text(text)))
 }
 
@@ -216,6 +227,14 @@ impl TextAnalyzer {
                 self.feed_utf16(little_endian, false);
             }
         }
+    }
+
+    /// Reads text already known to be UTF-8 without a byte-order mark (all of it, before
+    /// anything else), without checking it again.
+    fn feed_text(&mut self, text: &str) {
+        debug_assert!(self.encoding.is_none() && self.head.is_empty());
+        self.encoding = Some(Encoding::Utf8);
+        self.scanner.feed_str(text);
     }
 
     fn decide(&mut self) {

@@ -212,3 +212,33 @@ fn many_echoes_are_counted_beyond_what_is_listed() {
     assert_eq!(r.echo_count, 4999);
     assert_eq!(r.echoes.len(), 1000);
 }
+
+/// The page's entry (bytes by value, the text kept for the view) reads every input as the
+/// CLI's does, whether it validates the UTF-8 once up front (valid text) or reads the bytes
+/// (invalid text), and keeps the text without its byte-order mark.
+#[test]
+fn keeping_the_text_reads_it_as_the_cli_does() {
+    let log = "step 1\n../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let mut inputs: Vec<Vec<u8>> = vec![log.as_bytes().to_vec(), [b"\xef\xbb\xbf".as_slice(), log.as_bytes()].concat()];
+    let mut invalid = log.as_bytes().to_vec();
+    invalid.splice(3..3, [0xff, 0xc3]);
+    inputs.push(invalid);
+    inputs.extend(fixtures().into_iter().map(|(_, b)| b));
+    for bytes in inputs {
+        let want = analyze_bytes(&bytes, Some("x.log"), &Options::default());
+        let got = first_assert::analyze_bytes_keeping(bytes.clone(), Some("x.log"), &Options::default());
+        match (want, got) {
+            (Ok(w), Ok((g, kept))) => {
+                assert_eq!(w, g);
+                if let first_assert::Decoded::Text(t) = kept {
+                    if first_assert::input::utf16_order(&bytes).is_none() {
+                        let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+                        assert_eq!(t, String::from_utf8_lossy(body));
+                    }
+                }
+            }
+            (Err(w), Err(g)) => assert_eq!(w, g),
+            (w, g) => panic!("{:?} vs {:?}", w.map(|_| ()), g.map(|_| ())),
+        }
+    }
+}
