@@ -1,5 +1,5 @@
 //! The engine's stages, each on its own (criterion; `make bench`), so a regression shows in
-//! the stage that has it: ingest (normalising lines), the scan (keyword jumps and readers over a
+//! the stage that has it: ingest (normalising lines, reading a notebook), the scan (keyword jumps and readers over a
 //! log), the rules (choosing a cause from evidence), the report (diagnosis, JSON and text).
 #[cfg(not(target_arch = "wasm32"))]
 mod stages {
@@ -46,7 +46,27 @@ mod stages {
         g.bench_function("normalise", |b| {
             b.iter(|| lines.iter().map(|l| normalise(black_box(l)).len()).sum::<usize>())
         });
+        // A notebook as nbformat writes it: outputs as arrays of lines, read one cell at a time.
+        let nb = notebook(200, 100);
+        g.throughput(Throughput::Bytes(nb.len() as u64));
+        g.bench_function("notebook-200-cells", |b| {
+            b.iter(|| first_assert::input::parse_notebook(black_box(&nb)).map(|n| n.cells.len()))
+        });
         g.finish();
+    }
+
+    /// A notebook of `cells` code cells, each with `lines` lines of stdout as a list.
+    fn notebook(cells: usize, lines: usize) -> String {
+        let out: Vec<String> =
+            (0..lines).map(|i| format!("\" {i:>4}/9000 [00:12<01:40, 8.31it/s, loss=0.{i:04}]\\n\"")).collect();
+        let cell = format!(
+            "{{\"cell_type\": \"code\", \"execution_count\": 1, \"metadata\": {{}}, \"source\": [\"train()\\n\", \"evaluate()\"], \"outputs\": [{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": [{}]}}]}}",
+            out.join(", ")
+        );
+        format!(
+            "{{\"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {{}}, \"cells\": [{}]}}",
+            vec![cell; cells].join(",\n")
+        )
     }
 
     fn scan(c: &mut Criterion) {
