@@ -58,6 +58,8 @@ pub struct RuleSet {
     code: FieldSet,
     message: FieldSet,
     raised: FieldSet,
+    /// The message patterns' keywords: a line with none of them matches no message pattern.
+    message_keywords: crate::scan::keywords::Keywords,
 }
 
 struct Pat {
@@ -273,6 +275,7 @@ impl RuleSet {
         }
         let mut take = |k: &'static str| FieldSet::build(fields.remove(&k).unwrap_or_default());
         Ok(RuleSet {
+            message_keywords: crate::scan::keywords::Keywords::new(&message_keywords(rules)),
             rules,
             sites_by_condition,
             sites_by_file,
@@ -295,18 +298,16 @@ impl RuleSet {
 
     /// The literals that message patterns need the scanner to read.
     pub fn message_keywords(&self) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> = Vec::new();
-        for k in self.rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword) {
-            if !v.contains(&k) {
-                v.push(k);
-            }
-        }
-        v
+        message_keywords(self.rules)
     }
 
     /// The message patterns (indices) that match a log line.
     pub fn message_matches(&self, line: &str) -> Vec<usize> {
-        // A pattern whose keyword the line lacks cannot match: only the others run.
+        // A pattern whose keyword the line lacks cannot match: only the others run, and none
+        // when the line holds no keyword at all (one search instead of one per pattern).
+        if self.message_keywords.find(line.as_bytes()).is_none() {
+            return Vec::new();
+        }
         let owners = &self.message.owners;
         self.message
             .set
@@ -563,6 +564,17 @@ impl RuleSet {
         }
         Some(Decision { rule: ri, confidence: (strength * self.rules[ri].confidence).clamp(0.0, 1.0), evidence })
     }
+}
+
+/// The message patterns' keywords, each once.
+fn message_keywords(rules: &[RuleDef]) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for k in rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword) {
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    v
 }
 
 /// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.

@@ -6,7 +6,42 @@
 //! separator. The same words quoted in prose, in a print statement or in documentation do not.
 
 use super::facts::HostKind;
+use super::keywords::Keywords;
 use super::patterns::patterns;
+use std::sync::OnceLock;
+
+/// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
+/// none of them is no host error, and one search for all of them spares the branches their
+/// searches on the many lines that hold none (warnings, frames, progress).
+const BRANCH_NEEDLES: &[&str] = &[
+    "THCudaCheck",
+    "untime error (",
+    "rror:",
+    "failed to synchronize",
+    " warning:",
+    "CUDA warning",
+    "HIP warning",
+    "out of memory",
+    "NCCL",
+    "nccl",
+    "Watchdog caught",
+    "HSA_STATUS_ERROR",
+];
+
+/// Errors of the CUDA setup that Python raises itself, with no CUDA error code.
+const PYTHON_ERRORS: &[(&str, &str)] = &[
+    ("Cannot re-initialize CUDA in forked subprocess", "cuda_fork"),
+    ("Torch not compiled with CUDA enabled", "no_cuda_build"),
+    ("Expected all tensors to be on the same device", "device_mismatch"),
+];
+
+fn needles() -> &'static Keywords {
+    static K: OnceLock<Keywords> = OnceLock::new();
+    K.get_or_init(|| {
+        let all: Vec<&str> = BRANCH_NEEDLES.iter().copied().chain(PYTHON_ERRORS.iter().map(|(n, _)| *n)).collect();
+        Keywords::new(&all)
+    })
+}
 
 /// A host error found in a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +56,7 @@ pub struct Parsed {
 /// Classifies a line with logger prefixes already stripped. `had_log_prefix` relaxes the
 /// lead-in rules for lines that a logger wrapped (`[ERROR] trainer - ... - CUDA error: ...`).
 pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
+    needles().find(s.as_bytes())?;
     let p = patterns();
     if s.contains("THCudaCheck") {
         if let Some(c) = p.thcudacheck.captures(s) {
@@ -121,12 +157,7 @@ pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
             return Some(Parsed { start: m.start(), kind: HostKind::Other("nccl"), dialect: "nccl", exception });
         }
     }
-    // Errors of the CUDA setup that Python raises itself, with no CUDA error code.
-    for (needle, kind) in [
-        ("Cannot re-initialize CUDA in forked subprocess", "cuda_fork"),
-        ("Torch not compiled with CUDA enabled", "no_cuda_build"),
-        ("Expected all tensors to be on the same device", "device_mismatch"),
-    ] {
+    for &(needle, kind) in PYTHON_ERRORS {
         if let Some(i) = s.find(needle) {
             let lead = lead_in(&s[..i], had_log_prefix)?;
             return Some(Parsed {
@@ -236,6 +267,29 @@ pub fn by_message(msg: &str) -> HostKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every literal `classify` looks for is in `BRANCH_NEEDLES` (or `PYTHON_ERRORS`): a
+    /// branch whose literal were missing would never run.
+    #[test]
+    fn the_needles_cover_every_branch() {
+        let src = include_str!("host.rs");
+        let body = &src[src.find("pub fn classify").unwrap()..src.find("struct Lead").unwrap()];
+        let mut seen = 0;
+        for call in ["s.contains(\"", "s.starts_with(\"", "s.find(\""] {
+            for (i, _) in body.match_indices(call) {
+                let lit = &body[i + call.len()..];
+                let lit = &lit[..lit.find('"').unwrap()];
+                assert!(BRANCH_NEEDLES.contains(&lit), "`{lit}` is not in BRANCH_NEEDLES");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 11, "{seen}");
+        // And the gate lets each through.
+        for n in BRANCH_NEEDLES.iter().chain(PYTHON_ERRORS.iter().map(|(n, _)| n)) {
+            assert!(needles().find(format!("x {n} y").as_bytes()).is_some(), "{n}");
+        }
+        assert!(classify("/usr/lib/python3/dist-packages/x.py:3: UserWarning: step", false).is_none());
+    }
 
     fn kind(s: &str) -> Option<HostKind> {
         classify(s, false).map(|p| p.kind)
