@@ -38,12 +38,13 @@ impl Keywords {
     }
 }
 
-/// Finds keywords by their first two bytes.
+/// Finds keywords by their first bytes.
 ///
 /// With WebAssembly SIMD it first looks at 16 positions at a time, as Teddy does: each
-/// keyword is put in one of 8 buckets, and four 16-entry tables (the low and high nibbles of
-/// the first and of the second byte) say which buckets a pair of bytes could start; only
-/// positions where a bucket survives all four are checked exactly.
+/// keyword is put in one of 8 buckets, and six 16-entry tables (the low and high nibbles of
+/// the first, second and third byte) say which buckets three bytes could start; only
+/// positions where a bucket survives all six are checked exactly (by the first two bytes,
+/// then the keywords that start with the first).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub struct PairFilter {
     /// Bit `a << 8 | b` is set when a keyword starts with the bytes `a b` (a one-byte keyword
@@ -51,8 +52,9 @@ pub struct PairFilter {
     pairs: Box<[u64; 1024]>,
     /// The keywords by their first byte.
     by_first: Vec<Vec<Box<[u8]>>>,
-    /// Bucket masks by nibble: first byte low, first byte high, second byte low and high.
-    nibbles: [[u8; 16]; 4],
+    /// Bucket masks by nibble: first byte low, first byte high, second byte low and high,
+    /// third byte low and high.
+    nibbles: [[u8; 16]; 6],
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -60,19 +62,21 @@ impl PairFilter {
     pub fn new(words: &[&str]) -> PairFilter {
         let mut pairs = Box::new([0u64; 1024]);
         let mut by_first = vec![Vec::new(); 256];
-        let mut nibbles = [[0u8; 16]; 4];
+        let mut nibbles = [[0u8; 16]; 6];
         for (k, w) in words.iter().map(|w| w.as_bytes()).filter(|w| !w.is_empty()).enumerate() {
             let bucket = 1u8 << (k % 8);
-            nibbles[0][usize::from(w[0] & 15)] |= bucket;
-            nibbles[1][usize::from(w[0] >> 4)] |= bucket;
-            match w.get(1) {
-                Some(&b) => {
-                    nibbles[2][usize::from(b & 15)] |= bucket;
-                    nibbles[3][usize::from(b >> 4)] |= bucket;
-                }
-                None => {
-                    for m in nibbles[2..].iter_mut().flatten() {
-                        *m |= bucket;
+            // Byte `j` of the keyword narrows tables 2j and 2j+1; a shorter keyword lets any
+            // byte through there.
+            for j in 0..3 {
+                match w.get(j) {
+                    Some(&b) => {
+                        nibbles[2 * j][usize::from(b & 15)] |= bucket;
+                        nibbles[2 * j + 1][usize::from(b >> 4)] |= bucket;
+                    }
+                    None => {
+                        for m in nibbles[2 * j..2 * j + 2].iter_mut().flatten() {
+                            *m |= bucket;
+                        }
                     }
                 }
             }
@@ -113,23 +117,23 @@ impl PairFilter {
     pub fn find(&self, hay: &[u8]) -> Option<usize> {
         use core::arch::wasm32::*;
         let n = hay.len();
-        let table = |t: &[u8; 16]| {
-            u8x16(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15])
-        };
-        let [l0, h0, l1, h1] =
-            [table(&self.nibbles[0]), table(&self.nibbles[1]), table(&self.nibbles[2]), table(&self.nibbles[3])];
+        // SAFETY: each table is 16 bytes; v128_load has no alignment requirement. (One load
+        // each: this runs once per call, and a flood calls it once per line.)
+        let t = self.nibbles.each_ref().map(|t| unsafe { v128_load(t.as_ptr() as *const v128) });
         let low = u8x16_splat(15);
+        let bucket =
+            |v: v128, l: v128, h: v128| v128_and(u8x16_swizzle(l, v128_and(v, low)), u8x16_swizzle(h, u8x16_shr(v, 4)));
         let mut i = 0;
-        // Blocks of 16 positions whose next byte is in the input too.
-        while i + 17 <= n {
-            // SAFETY: i + 17 <= n, so both 16-byte loads stay inside `hay`; v128_load has no
-            // alignment requirement.
-            let (a, b) = unsafe {
-                (v128_load(hay.as_ptr().add(i) as *const v128), v128_load(hay.as_ptr().add(i + 1) as *const v128))
+        // Blocks of 16 positions whose next two bytes are in the input too. Three bytes, not
+        // two: `ss` of `loss=`, on every line of a training log, would otherwise be checked.
+        while i + 18 <= n {
+            // SAFETY: i + 18 <= n, so the three 16-byte loads stay inside `hay`; v128_load has
+            // no alignment requirement.
+            let (a, b, c) = unsafe {
+                let p = hay.as_ptr().add(i);
+                (v128_load(p as *const v128), v128_load(p.add(1) as *const v128), v128_load(p.add(2) as *const v128))
             };
-            let m0 = v128_and(u8x16_swizzle(l0, v128_and(a, low)), u8x16_swizzle(h0, u8x16_shr(a, 4)));
-            let m1 = v128_and(u8x16_swizzle(l1, v128_and(b, low)), u8x16_swizzle(h1, u8x16_shr(b, 4)));
-            let m = v128_and(m0, m1);
+            let m = v128_and(v128_and(bucket(a, t[0], t[1]), bucket(b, t[2], t[3])), bucket(c, t[4], t[5]));
             if v128_any_true(m) {
                 let mut bits = u8x16_bitmask(u8x16_ne(m, u8x16_splat(0)));
                 while bits != 0 {
