@@ -63,7 +63,7 @@ impl Source {
     /// A source for a text input.
     pub fn text(text: String) -> Source {
         let mut line_starts = vec![0];
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        after_newlines(text.as_bytes(), &mut line_starts);
         if line_starts.last() == Some(&text.len()) && !text.is_empty() {
             line_starts.pop();
         }
@@ -112,6 +112,33 @@ impl Source {
             }
         }
     }
+}
+
+/// Pushes the offset after each newline of `b`.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn after_newlines(b: &[u8], out: &mut Vec<usize>) {
+    out.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
+}
+
+/// Pushes the offset after each newline of `b`, 16 bytes at a time. (memchr's iterator starts
+/// a search per newline, which costs more than the search when lines are short: 40 ms for the
+/// 2.5 million lines of a 200 MB log.)
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn after_newlines(b: &[u8], out: &mut Vec<usize>) {
+    use core::arch::wasm32::*;
+    let nl = u8x16_splat(b'\n');
+    let mut i = 0;
+    while i + 16 <= b.len() {
+        // SAFETY: i + 16 <= b.len(): the load stays inside `b`; no alignment is required.
+        let v = unsafe { v128_load(b.as_ptr().add(i) as *const v128) };
+        let mut bits = u8x16_bitmask(u8x16_eq(v, nl));
+        while bits != 0 {
+            out.push(i + bits.trailing_zeros() as usize + 1);
+            bits &= bits - 1;
+        }
+        i += 16;
+    }
+    out.extend(b[i..].iter().enumerate().filter(|(_, &c)| c == b'\n').map(|(j, _)| i + j + 1));
 }
 
 /// A cell's output text, line by line, numbered as the engine numbers it.

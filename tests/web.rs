@@ -355,3 +355,38 @@ fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
     }
     assert!(checked > 5000);
 }
+
+#[wasm_bindgen_test]
+fn the_simd_line_index_finds_every_line() {
+    use first_assert::view::Source;
+    let mut seed = 0x9e37_79b9_u32;
+    let mut texts: Vec<String> = ["", "\n", "a", "a\n", "\n\n\n", "abc\ndef", "0123456789abcde\n0123456789abcdef\n"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for len in [15, 16, 17, 31, 32, 33, 1000] {
+        let t: String = (0..len)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                if seed % 5 == 0 {
+                    '\n'
+                } else {
+                    'x'
+                }
+            })
+            .collect();
+        texts.push(t);
+    }
+    for t in texts {
+        let mut want: Vec<&str> = t.split('\n').collect();
+        if t.ends_with('\n') {
+            want.pop();
+        }
+        let s = Source::text(t.clone());
+        assert_eq!(s.line_count(None), want.len() as u64, "{t:?}");
+        let got: Vec<String> = s.lines(None, 1, want.len() as u64).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(got, want, "{t:?}");
+    }
+}
