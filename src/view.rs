@@ -44,7 +44,13 @@ impl Mark {
 
 /// The analysed input, kept so the page can show any part of it.
 pub enum Source {
-    Text { text: String, line_starts: Vec<usize> },
+    /// A log: its text, the start of every [`STEP`]-th line (lines 1, 1 + STEP, ...) and its
+    /// number of lines.
+    Text {
+        text: String,
+        checkpoints: Vec<usize>,
+        lines: u64,
+    },
     Cells(Vec<Cell>),
 }
 
@@ -62,12 +68,14 @@ const MAX_LINE_CHARS: usize = 400;
 impl Source {
     /// A source for a text input.
     pub fn text(text: String) -> Source {
-        let mut line_starts = vec![0];
-        after_newlines(text.as_bytes(), &mut line_starts);
-        if line_starts.last() == Some(&text.len()) && !text.is_empty() {
-            line_starts.pop();
+        let mut checkpoints = vec![0];
+        let newlines = index_newlines(text.as_bytes(), &mut checkpoints);
+        // A final newline ends the last line rather than starting an empty one.
+        let lines = newlines + 1 - u64::from(text.ends_with('\n'));
+        if checkpoints.last() == Some(&text.len()) && !text.is_empty() {
+            checkpoints.pop();
         }
-        Source::Text { text, line_starts }
+        Source::Text { text, checkpoints, lines: lines.max(1) }
     }
 
     /// Lines `[from, to]` (1-based, inclusive) of the input, or of a cell's output text.
@@ -81,15 +89,23 @@ impl Source {
             t.replace('\r', "⏎")
         };
         match self {
-            Source::Text { text, line_starts } => {
-                let n = line_starts.len() as u64;
-                (from.max(1)..=to.min(n))
-                    .map(|no| {
-                        let s = line_starts[no as usize - 1];
-                        let e = line_starts.get(no as usize).map_or(text.len(), |e| e - 1);
-                        (no, clean(&text[s..e.max(s)]))
-                    })
-                    .collect()
+            Source::Text { text, checkpoints, lines } => {
+                let (from, to) = (from.max(1), to.min(*lines));
+                if from > to {
+                    return Vec::new();
+                }
+                // From the checkpoint before `from`, a line at a time.
+                let k = ((from - 1) / STEP) as usize;
+                let mut pos = checkpoints[k];
+                let mut out = Vec::new();
+                for no in k as u64 * STEP + 1..=to {
+                    let end = memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i);
+                    if no >= from {
+                        out.push((no, clean(&text[pos..end])));
+                    }
+                    pos = (end + 1).min(text.len());
+                }
+                out
             }
             Source::Cells(cells) => {
                 let Some(c) = cells.iter().find(|c| Some(c.index) == cell) else { return Vec::new() };
@@ -106,7 +122,7 @@ impl Source {
     /// How many lines the input (or a cell's output) has.
     pub fn line_count(&self, cell: Option<u32>) -> u64 {
         match self {
-            Source::Text { line_starts, .. } => line_starts.len() as u64,
+            Source::Text { lines, .. } => *lines,
             Source::Cells(cells) => {
                 cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).count() as u64)
             }
@@ -114,31 +130,56 @@ impl Source {
     }
 }
 
-/// Pushes the offset after each newline of `b`.
+/// Lines between the checkpoints a text source keeps.
+const STEP: u64 = 64;
+
+/// Counts the newlines of `b`, and pushes the offset after every [`STEP`]-th one.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn after_newlines(b: &[u8], out: &mut Vec<usize>) {
-    out.extend(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
+fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
+    let mut n = 0;
+    for i in memchr::memchr_iter(b'\n', b) {
+        n += 1;
+        if n % STEP == 0 {
+            checkpoints.push(i + 1);
+        }
+    }
+    n
 }
 
-/// Pushes the offset after each newline of `b`, 16 bytes at a time. (memchr's iterator starts
-/// a search per newline, which costs more than the search when lines are short: 40 ms for the
-/// 2.5 million lines of a 200 MB log.)
+/// Counts the newlines of `b`, and pushes the offset after every [`STEP`]-th one, 16 bytes
+/// at a time. (memchr's iterator starts a search per newline, which costs more than the
+/// search when lines are short: 40 ms for the 2.5 million lines of a 200 MB log.)
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-fn after_newlines(b: &[u8], out: &mut Vec<usize>) {
+fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
     use core::arch::wasm32::*;
     let nl = u8x16_splat(b'\n');
+    let mut n = 0u64;
     let mut i = 0;
     while i + 16 <= b.len() {
         // SAFETY: i + 16 <= b.len(): the load stays inside `b`; no alignment is required.
         let v = unsafe { v128_load(b.as_ptr().add(i) as *const v128) };
         let mut bits = u8x16_bitmask(u8x16_eq(v, nl));
-        while bits != 0 {
-            out.push(i + bits.trailing_zeros() as usize + 1);
-            bits &= bits - 1;
+        let count = u64::from(bits.count_ones());
+        if n % STEP + count < STEP {
+            n += count;
+        } else {
+            while bits != 0 {
+                n += 1;
+                if n % STEP == 0 {
+                    checkpoints.push(i + bits.trailing_zeros() as usize + 1);
+                }
+                bits &= bits - 1;
+            }
         }
         i += 16;
     }
-    out.extend(b[i..].iter().enumerate().filter(|(_, &c)| c == b'\n').map(|(j, _)| i + j + 1));
+    for (j, _) in b[i..].iter().enumerate().filter(|(_, &c)| c == b'\n') {
+        n += 1;
+        if n % STEP == 0 {
+            checkpoints.push(i + j + 1);
+        }
+    }
+    n
 }
 
 /// A cell's output text, line by line, numbered as the engine numbers it.
@@ -169,8 +210,8 @@ pub const MAP_BINS: u64 = 120;
 pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
     let marks = marks(report);
     match source {
-        Source::Text { line_starts, .. } => {
-            let total = (line_starts.len() as u64).max(1);
+        Source::Text { lines, .. } => {
+            let total = (*lines).max(1);
             let bins = total.min(MAP_BINS);
             (0..bins)
                 .map(|b| {
@@ -303,6 +344,22 @@ pub fn fingerprint(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_line_index_finds_every_line() {
+        let text: String = (0..5000u32).map(|i| if i.wrapping_mul(2654435761) % 7 == 0 { '\n' } else { 'x' }).collect();
+        let mut want: Vec<&str> = text.split('\n').collect();
+        if text.ends_with('\n') {
+            want.pop();
+        }
+        let s = Source::text(text.clone());
+        assert_eq!(s.line_count(None), want.len() as u64);
+        for from in 1..=want.len() as u64 + 2 {
+            let got: Vec<String> = s.lines(None, from, from + 2).into_iter().map(|(_, l)| l).collect();
+            let end = (from as usize + 2).min(want.len());
+            assert_eq!(got, want.get(from as usize - 1..end).unwrap_or(&[]), "from {from}");
+        }
+    }
     use crate::{analyze_notebook, analyze_text, Options};
 
     const LOG: &str = "step 1\nstep 2\n../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    total += loss.item()\nRuntimeError: CUDA error: device-side assert triggered\nafter 1\n";

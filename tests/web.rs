@@ -364,7 +364,7 @@ fn the_simd_line_index_finds_every_line() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    for len in [15, 16, 17, 31, 32, 33, 1000] {
+    for len in [15, 16, 17, 31, 32, 33, 1000, 5000] {
         let t: String = (0..len)
             .map(|_| {
                 seed ^= seed << 13;
@@ -388,5 +388,14 @@ fn the_simd_line_index_finds_every_line() {
         assert_eq!(s.line_count(None), want.len() as u64, "{t:?}");
         let got: Vec<String> = s.lines(None, 1, want.len() as u64).into_iter().map(|(_, l)| l).collect();
         assert_eq!(got, want, "{t:?}");
+        // Windows that start anywhere, around the index's checkpoints too.
+        for from in [1u64, 2, 63, 64, 65, 66, 127, 128, 129, 150, 400] {
+            let got = s.lines(None, from, from + 3);
+            let want: Vec<(u64, String)> = (from..=from + 3)
+                .filter(|&no| no as usize <= want.len())
+                .map(|no| (no, want[no as usize - 1].to_string()))
+                .collect();
+            assert_eq!(got, want, "lines {from}.. of {t:?}");
+        }
     }
 }
