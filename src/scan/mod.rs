@@ -52,7 +52,7 @@ const MAX_WRAP: u32 = 6;
 /// logs and to cover every form the readers know: `ssert` (kernel lines, `device-side assert`,
 /// DSA records), `rror` (every error line), `CUDA`/`cuda` (notes, `CUDA_LAUNCH_BLOCKING`), frame
 /// starts, and the few errors that have none of these.
-const KEYWORDS: &[&str] = &[
+pub const KEYWORDS: &[&str] = &[
     "ssert",
     "rror",
     "CUDA",
