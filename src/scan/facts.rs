@@ -5,54 +5,82 @@
 //! drawn from them by `diagnose`.
 
 use crate::report::{KernelSite, Location};
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// A small fast hasher (the multiply-rotate of rustc's FxHash) for the scanner's own keys:
-/// they come from the input, but nothing an attacker picks can do worse than a slow flood,
-/// which the per-site caps already bound; SipHash cost a tenth of a record flood's time.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
+/// A set of (x, y, z) block or thread ids, for counting the distinct ones of a site (up to
+/// [`MAX_DISTINCT`], hashed once per kernel record of a flood). Open addressing with linear
+/// probing over a power-of-two table, kept at most half full: a std `HashSet` would cost the
+/// WebAssembly package ~2 KB gzipped for this one use. Ids come from the input; none can make
+/// it worse than a slow flood, which the cap bounds.
+#[derive(Clone, Debug, Default)]
+pub struct IdSet {
+    slots: Vec<[u32; 3]>,
+    len: usize,
+    /// Whether [`EMPTY`], the marker of a free slot, is in the set itself.
+    has_marker: bool,
+}
 
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // Whole words, then the rest as one zero-padded word: `[u32; 3]` ids (12 bytes) are
-        // hashed once per kernel record, so this is on the hot path of an assert flood.
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+/// A free slot.
+const EMPTY: [u32; 3] = [u32::MAX; 3];
+
+impl IdSet {
+    /// Adds `id`; true when it was not there.
+    pub fn insert(&mut self, id: [u32; 3]) -> bool {
+        if id == EMPTY {
+            let new = !self.has_marker;
+            self.has_marker = true;
+            self.len += usize::from(new);
+            return new;
         }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = slot_of(id) & mask;
+        loop {
+            if self.slots[i] == EMPTY {
+                self.slots[i] = id;
+                self.len += 1;
+                return true;
+            }
+            if self.slots[i] == id {
+                return false;
+            }
+            i = (i + 1) & mask;
         }
     }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
+
+    /// How many distinct ids it holds.
+    pub fn len(&self) -> usize {
+        self.len
     }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
+        let mask = self.slots.len() - 1;
+        for id in old.into_iter().filter(|&id| id != EMPTY) {
+            let mut i = slot_of(id) & mask;
+            while self.slots[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = id;
+        }
     }
 }
 
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+/// Where an id's probe starts: FxHash's multiply-rotate over its three words.
+fn slot_of(id: [u32; 3]) -> usize {
+    let mut h = 0u64;
+    for w in id {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
+    (h >> 32) as usize
 }
-
-type Fx = BuildHasherDefault<FxHasher>;
 
 /// Stored host errors beyond this are only counted.
 pub const MAX_HOST: usize = 2000;
@@ -106,8 +134,8 @@ pub struct KernelHit {
 pub struct SiteAgg {
     pub first: KernelHit,
     pub count: u64,
-    pub blocks: HashSet<[u32; 3], Fx>,
-    pub threads: HashSet<[u32; 3], Fx>,
+    pub blocks: IdSet,
+    pub threads: IdSet,
     pub block_range: Option<[[u32; 3]; 2]>,
     pub thread_range: Option<[[u32; 3]; 2]>,
     pub last_line: u64,
@@ -122,8 +150,8 @@ impl SiteAgg {
             last_line: hit.loc.at.line,
             first: hit,
             count: 0,
-            blocks: HashSet::default(),
-            threads: HashSet::default(),
+            blocks: IdSet::default(),
+            threads: IdSet::default(),
             block_range: None,
             thread_range: None,
         };
@@ -255,7 +283,9 @@ pub struct Stats {
 #[derive(Debug, Default)]
 pub struct Facts {
     pub sites: Vec<SiteAgg>,
-    pub site_index: HashMap<SiteKey, usize, Fx>,
+    /// Each site's key, in the order of `sites` (a list: there are at most [`MAX_SITES`], and
+    /// most inputs have one).
+    pub site_keys: Vec<SiteKey>,
     /// Kernel assertion records in all.
     pub kernel_records: u64,
     pub host: Vec<HostHit>,
@@ -284,5 +314,36 @@ impl Facts {
     /// The first kernel record in run order.
     pub fn first_kernel(&self) -> Option<&KernelHit> {
         self.sites.iter().map(|s| &s.first).min_by_key(|h| h.loc.order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id set counts what a std `HashSet` counts, the free-slot marker included.
+    #[test]
+    fn the_id_set_counts_as_a_hash_set() {
+        let mut seed = 0x2545_f491_u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut ours = IdSet::default();
+        let mut std_set = std::collections::HashSet::new();
+        assert!(ours.is_empty());
+        for i in 0..50_000 {
+            let id = match i % 5 {
+                0 => [u32::MAX; 3],
+                1 => [next() % 64, 0, 0],
+                2 => [next() % 8, next() % 8, next() % 8],
+                _ => [next(), next() % 3, u32::MAX],
+            };
+            assert_eq!(ours.insert(id), std_set.insert(id), "{id:?}");
+            assert_eq!(ours.len(), std_set.len());
+        }
+        assert!(ours.len() > 10_000);
     }
 }

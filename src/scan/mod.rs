@@ -671,7 +671,7 @@ impl Scanner {
             p.site.name.clone(),
             p.site.condition.as_deref().map(condition_key),
         );
-        if let Some(&i) = self.facts.site_index.get(&key) {
+        if let Some(i) = self.facts.site_keys.iter().position(|k| *k == key) {
             self.facts.sites[i].add(p.site.block, p.site.thread, loc.at.line);
             return Some(i);
         }
@@ -680,7 +680,7 @@ impl Scanner {
         }
         let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
         let hit = KernelHit { loc, end_line, quote: quote(text, at, at + 200), dialect: p.dialect, site: p.site };
-        self.facts.site_index.insert(key, self.facts.sites.len());
+        self.facts.site_keys.push(key);
         self.facts.sites.push(SiteAgg::new(hit));
         Some(self.facts.sites.len() - 1)
     }
