@@ -18,6 +18,7 @@ rm -rf "$out"
 wasm-bindgen --target web --out-dir "$out" --typescript \
   --remove-name-section --remove-producers-section \
   target/wasm32-unknown-unknown/wasm/first_assert.wasm
+node scripts/strip-wasm-custom.mjs "$out/first_assert_bg.wasm"
 
 version=$(awk -F'"' '/^version *=/ { print $2; exit }' Cargo.toml)
 cat > "$out/package.json" <<JSON

@@ -24,7 +24,7 @@ pub fn main() -> ExitCode {
     match run(lang) {
         Ok(code) => code,
         Err(msg) => {
-            let _ = writeln!(io::stderr(), "{}", Msg::ErrPrefix.fill(lang, &[("message", &render::sanitize(&msg))]));
+            let _ = writeln!(io::stderr(), "{}", Msg::CliErrPrefix.fill(lang, &[("message", &render::sanitize(&msg))]));
             ExitCode::from(2)
         }
     }
@@ -81,7 +81,7 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                 None => it
                     .next()
                     .and_then(|v| v.into_string().ok())
-                    .ok_or_else(|| with_usage(l, Msg::ErrNeedsValue.fill(l, &[("option", &name)]))),
+                    .ok_or_else(|| with_usage(l, Msg::CliErrNeedsValue.fill(l, &[("option", &name)]))),
             }
         };
         match flag.as_str() {
@@ -100,7 +100,7 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                 a.lang = match v.as_str() {
                     "en" => Lang::En,
                     "zh" => Lang::Zh,
-                    _ => return Err(Msg::ErrBadLang.fill(l, &[("value", &v)])),
+                    _ => return Err(Msg::CliErrBadLang.fill(l, &[("value", &v)])),
                 };
             }
             "--color" | "--colour" => {
@@ -109,12 +109,12 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                     "auto" => None,
                     "always" => Some(true),
                     "never" => Some(false),
-                    _ => return Err(Msg::ErrBadColor.fill(l, &[("value", &v)])),
+                    _ => return Err(Msg::CliErrBadColor.fill(l, &[("value", &v)])),
                 };
             }
             "--" => only_paths = true,
             "-" => set_path(&mut a, arg, l)?,
-            f if f.starts_with('-') => return Err(with_usage(l, Msg::ErrUnknownOption.fill(l, &[("option", &f)]))),
+            f if f.starts_with('-') => return Err(with_usage(l, Msg::CliErrUnknownOption.fill(l, &[("option", &f)]))),
             _ => set_path(&mut a, arg, l)?,
         }
     }
@@ -123,7 +123,7 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
 
 fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
     if a.path.is_some() {
-        return Err(with_usage(l, Msg::ErrOneFile.text(l).to_string()));
+        return Err(with_usage(l, Msg::CliErrOneFile.text(l).to_string()));
     }
     a.path = Some(p);
     Ok(())
@@ -136,15 +136,16 @@ fn run(l: Lang) -> Result<ExitCode, String> {
         None | Some("-") => {
             let stdin = io::stdin();
             if args.path.is_none() && stdin.is_terminal() {
-                return Err(with_usage(l, Msg::ErrNoInput.text(l).to_string()));
+                return Err(with_usage(l, Msg::CliErrNoInput.text(l).to_string()));
             }
             (read_stream(stdin.lock(), None, &opts, l)?, "<stdin>".to_string())
         }
         Some(path) => {
-            let cannot = |e: io::Error| Msg::ErrCannotRead.fill(l, &[("path", &path), ("reason", &io_reason(&e, l))]);
+            let cannot =
+                |e: io::Error| Msg::CliErrCannotRead.fill(l, &[("path", &path), ("reason", &io_reason(&e, l))]);
             let meta = std::fs::metadata(path).map_err(cannot)?;
             if meta.is_dir() {
-                return Err(Msg::ErrIsDir.fill(l, &[("path", &path)]));
+                return Err(Msg::CliErrIsDir.fill(l, &[("path", &path)]));
             }
             let f = std::fs::File::open(path).map_err(cannot)?;
             (read_stream(f, Some(path), &opts, l)?, path.to_string())
@@ -165,7 +166,7 @@ fn run(l: Lang) -> Result<ExitCode, String> {
     if let Err(e) = written.and_then(|_| out.flush()) {
         // A reader that went away (`| head`) is not an error worth reporting.
         if e.kind() != io::ErrorKind::BrokenPipe {
-            return Err(Msg::ErrCannotWrite.fill(l, &[("reason", &e)]));
+            return Err(Msg::CliErrCannotWrite.fill(l, &[("reason", &e)]));
         }
     }
     Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -173,8 +174,8 @@ fn run(l: Lang) -> Result<ExitCode, String> {
 
 fn io_reason(e: &io::Error, l: Lang) -> String {
     match e.kind() {
-        io::ErrorKind::NotFound => Msg::ErrNotFound.text(l).into(),
-        io::ErrorKind::PermissionDenied => Msg::ErrPermission.text(l).into(),
+        io::ErrorKind::NotFound => Msg::CliErrNotFound.text(l).into(),
+        io::ErrorKind::PermissionDenied => Msg::CliErrPermission.text(l).into(),
         _ => e.to_string(),
     }
 }
@@ -182,7 +183,7 @@ fn io_reason(e: &io::Error, l: Lang) -> String {
 /// Reads an input: notebooks whole, logs as a stream of chunks (bounded memory).
 fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) -> Result<Report, String> {
     let read_err = |e: io::Error| {
-        Msg::ErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
+        Msg::CliErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
     };
     let mut head = vec![0u8; 64 << 10];
     let n = read_full(&mut r, &mut head).map_err(read_err)?;
@@ -195,7 +196,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
         let mut all = head;
         r.take(MAX_NOTEBOOK + 1 - all.len() as u64).read_to_end(&mut all).map_err(read_err)?;
         if all.len() as u64 > MAX_NOTEBOOK {
-            return Err(Msg::ErrNotebookTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
+            return Err(Msg::CliErrNotebookTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
         }
         return first_assert::analyze_bytes(&all, name, opts).map_err(|e| e.message(l));
     }

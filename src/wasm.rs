@@ -149,11 +149,14 @@ fn stringify(v: &JsValue, what: &str) -> Result<String, JsError> {
 
 /// Cells given as a JavaScript value, through `JSON.stringify` and the notebook reader (one
 /// cell at a time, see [`input::read_notebook`]).
-fn cells_from(v: JsValue) -> Result<(Vec<Cell>, &'static str), JsError> {
-    let nb = input::read_notebook(&stringify(&v, "cells")?)
+/// Also returns the cells' JSON (a session keys the checklist by it: the same cells give the
+/// same key).
+fn cells_from(v: JsValue) -> Result<(Vec<Cell>, &'static str, String), JsError> {
+    let json = stringify(&v, "cells")?;
+    let nb = input::read_notebook(&json)
         .map_err(|e| JsError::new(&format!("bad cells: {e}")))?
         .map_err(|e| JsError::new(&e.to_string()))?;
-    Ok((nb.cells, nb.format))
+    Ok((nb.cells, nb.format, json))
 }
 
 /// Analyses a log.
@@ -183,7 +186,7 @@ pub fn analyze_cells(
     #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
 ) -> Result<JsValue, JsError> {
     let o = options(&opts)?;
-    let (cells, _) = cells_from(cells)?;
+    let (cells, _, _) = cells_from(cells)?;
     to_js(&crate::analyze_cells(&cells, &o))
 }
 
@@ -303,10 +306,9 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
-        let (cells, format) = cells_from(cells)?;
-        let bytes = serde_json::to_vec(&cells).unwrap_or_default();
+        let (cells, format, json) = cells_from(cells)?;
         let report = crate::analyze_cells(&cells, &o);
-        self.keep(Source::Cells(cells), format.into(), report, view::fingerprint(&bytes))
+        self.keep(Source::Cells(cells), format.into(), report, view::fingerprint(json.as_bytes()))
     }
 
     /// The current report (`null` before any analysis).
