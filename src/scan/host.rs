@@ -8,7 +8,6 @@
 use super::facts::HostKind;
 use super::keywords::Keywords;
 use super::patterns::patterns;
-use std::sync::OnceLock;
 
 /// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
 /// none of them is no host error, and one search for all of them spares the branches their
@@ -35,12 +34,10 @@ const PYTHON_ERRORS: &[(&str, &str)] = &[
     ("Expected all tensors to be on the same device", "device_mismatch"),
 ];
 
-fn needles() -> &'static Keywords {
-    static K: OnceLock<Keywords> = OnceLock::new();
-    K.get_or_init(|| {
-        let all: Vec<&str> = BRANCH_NEEDLES.iter().copied().chain(PYTHON_ERRORS.iter().map(|(n, _)| *n)).collect();
-        Keywords::new(&all)
-    })
+/// All of them, as one set (kept with the other formats, in [`patterns`]).
+pub(super) fn needles() -> Keywords {
+    let all: Vec<&str> = BRANCH_NEEDLES.iter().copied().chain(PYTHON_ERRORS.iter().map(|(n, _)| *n)).collect();
+    Keywords::new(&all)
 }
 
 /// A host error found in a line.
@@ -56,8 +53,8 @@ pub struct Parsed {
 /// Classifies a line with logger prefixes already stripped. `had_log_prefix` relaxes the
 /// lead-in rules for lines that a logger wrapped (`[ERROR] trainer - ... - CUDA error: ...`).
 pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
-    needles().find(s.as_bytes())?;
     let p = patterns();
+    p.host_needles.find(s.as_bytes())?;
     if s.contains("THCudaCheck") {
         if let Some(c) = p.thcudacheck.captures(s) {
             let code: u32 = c["code"].parse().unwrap_or(0);
@@ -286,7 +283,7 @@ mod tests {
         assert!(seen >= 11, "{seen}");
         // And the gate lets each through.
         for n in BRANCH_NEEDLES.iter().chain(PYTHON_ERRORS.iter().map(|(n, _)| n)) {
-            assert!(needles().find(format!("x {n} y").as_bytes()).is_some(), "{n}");
+            assert!(patterns().host_needles.find(format!("x {n} y").as_bytes()).is_some(), "{n}");
         }
         assert!(classify("/usr/lib/python3/dist-packages/x.py:3: UserWarning: step", false).is_none());
     }

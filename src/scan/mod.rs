@@ -643,17 +643,19 @@ impl Scanner {
     }
 
     fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
-        if s.contains("asynchronously reported") && self.facts.async_notes.len() < 64 {
-            self.facts.async_notes.push(loc);
-        }
-        if s.contains("TORCH_USE_CUDA_DSA")
-            || s.contains("TORCH_USE_HIP_DSA")
-            || s.contains("Device-side assertion tracking was not enabled")
-        {
-            self.facts.dsa_hint = true;
-        }
-        if self.p.sets_launch_blocking(s) && self.facts.launch_blocking.len() < 16 {
-            self.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
+        if self.p.notes.find(s.as_bytes()).is_some() {
+            if s.contains("asynchronously reported") && self.facts.async_notes.len() < 64 {
+                self.facts.async_notes.push(loc);
+            }
+            if s.contains("TORCH_USE_CUDA_DSA")
+                || s.contains("TORCH_USE_HIP_DSA")
+                || s.contains("Device-side assertion tracking was not enabled")
+            {
+                self.facts.dsa_hint = true;
+            }
+            if self.p.sets_launch_blocking(s) && self.facts.launch_blocking.len() < 16 {
+                self.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
+            }
         }
         if self.facts.messages.len() < MAX_MESSAGES {
             for pattern in self.rs.message_matches(s) {

@@ -4,6 +4,7 @@
 //! error). *What they mean* (which cause, which fix) is data in `rules/`. Every pattern here is
 //! compiled once; both engines of [`crate::re`] keep all of them linear-time in the input.
 
+use super::keywords::Keywords;
 use crate::re::Regex;
 use std::sync::OnceLock;
 
@@ -65,6 +66,12 @@ pub struct Patterns {
     pub folded: Regex,
     /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
     pub launch_blocking: Regex,
+    /// The level names a logger prefix may hold past its first character.
+    pub levels: Keywords,
+    /// The literals of the notes a line may give (`Scanner::notes`): most lines hold none.
+    pub notes: Keywords,
+    /// Every literal a host error needs (`host::classify`).
+    pub host_needles: Keywords,
     /// A source line that imports torch (directly or through a library built on it).
     pub imports_torch: Regex,
     /// A source line that uses CUDA (and so initialises it).
@@ -92,7 +99,8 @@ impl Patterns {
 pub fn may_have_prefix(line: &str) -> bool {
     match line.trim_start().chars().next() {
         Some('[' | '0'..='9' | 'R' | 'r' | 'I' | 'W' | 'E' | 'F' | 'D' | 'C') => true,
-        Some(_) => ["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"].iter().any(|k| line.contains(k)),
+        // One search for all of them (six substring searches cost the package more).
+        Some(_) => patterns().levels.find(line.as_bytes()).is_some(),
         None => false,
     }
 }
@@ -197,6 +205,14 @@ impl Patterns {
                 r#"|%env\s+CUDA_LAUNCH_BLOCKING\s*=?\s*['"]?1"#,
                 r#"|(?:^|[\s;&(!])(?:export\s+|set\s+|\$env:)?CUDA_LAUNCH_BLOCKING\s*=\s*['"]?1['"]?(?:\s+\S|\s*$)"#
             )),
+            levels: Keywords::new(&["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"]),
+            notes: Keywords::new(&[
+                "asynchronously reported",
+                "TORCH_USE_",
+                "Device-side assertion tracking",
+                "CUDA_LAUNCH_BLOCKING",
+            ]),
+            host_needles: super::host::needles(),
             imports_torch: re(
                 r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b",
             ),
@@ -217,6 +233,26 @@ impl Patterns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gates let through every literal behind them (`Scanner::notes`, `may_have_prefix`).
+    #[test]
+    fn the_gates_let_their_literals_through() {
+        let p = patterns();
+        for s in [
+            "might be asynchronously reported at some other API call",
+            "Compile with `TORCH_USE_CUDA_DSA` to enable",
+            "TORCH_USE_HIP_DSA",
+            "Device-side assertion tracking was not enabled by user.",
+            "os.environ['CUDA_LAUNCH_BLOCKING'] = '1'",
+        ] {
+            assert!(p.notes.find(s.as_bytes()).is_some(), "{s}");
+        }
+        assert!(p.notes.find(b"/x/dist-packages/y.py:3: UserWarning: `a` before `b`").is_none());
+        for level in ["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"] {
+            assert!(may_have_prefix(&format!("- {level} x")), "{level}");
+        }
+        assert!(!may_have_prefix("/x/dist-packages/y.py:3: UserWarning: step"));
+    }
 
     #[test]
     fn the_prefix_gate_never_hides_a_prefix() {
