@@ -43,18 +43,25 @@ wasm_bindgen() {
   cargo install wasm-bindgen-cli --version "=$want"
 }
 
+# apt_install FOR PACKAGE...: Debian's packages, as root only (else a clear message).
+apt_install() {
+  local for=$1
+  shift
+  if [ "$(id -u)" != 0 ]; then
+    say "missing and this is not root: install Debian's $* (for $for)"
+    exit 1
+  fi
+  say "installing Debian's $*"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "$@" >/dev/null
+}
+
 chromium() {
   if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
     return
   fi
-  if [ "$(id -u)" != 0 ]; then
-    say "chromium or chromedriver is missing and this is not root: install Debian's chromium and chromium-driver"
-    exit 1
-  fi
-  say "installing Debian's chromium and chromium-driver"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium chromium-driver >/dev/null
+  apt_install "the browser tests" chromium chromium-driver
 }
 
 npm_packages() {
@@ -69,14 +76,7 @@ npm_packages() {
 
 ripgrep() {
   command -v rg >/dev/null && return
-  if [ "$(id -u)" != 0 ]; then
-    say "ripgrep is missing and this is not root: install Debian's ripgrep for make bench"
-    exit 1
-  fi
-  say "installing Debian's ripgrep"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq ripgrep >/dev/null
+  apt_install "make bench" ripgrep
 }
 
 cargo_fuzz() {
