@@ -11,9 +11,9 @@
 //! pattern compiles in both engines and matches the same spans on every fixture line.
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use regex::Regex;
+pub use regex::{Captures, Regex};
 #[cfg(target_arch = "wasm32")]
-pub use regex_lite::Regex;
+pub use regex_lite::{Captures, Regex};
 
 /// Compiles a pattern; the error names it.
 pub fn compile(src: &str) -> Result<Regex, String> {

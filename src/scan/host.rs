@@ -1,13 +1,15 @@
 //! Host-side CUDA errors: the lines Python, C++ and the CUDA runtime print when a CUDA call
 //! fails, told apart into device-side asserts and everything else.
 //!
-//! A line only counts when the error stands where an error stands: at the start of the line
-//! (after logger prefixes), after an exception class, in a C++ `what():`, or after a logger's
-//! separator. The same words quoted in prose, in a print statement or in documentation do not.
+//! An error is found by its core (`CUDA error: …`, `cuda runtime error (59)`, `cudaErrorAssert`,
+//! NCCL's `Cuda failure 710 '…'`, a bare `device-side assert triggered`) wherever it sits in the
+//! line; [`context::judge`] decides from the text around it whether it was printed or quoted.
 
+use super::context::{judge, Context};
 use super::facts::HostKind;
 use super::keywords::Keywords;
 use super::patterns::patterns;
+use crate::re::Regex;
 
 /// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
 /// none of them is no host error, and one search for all of them spares the branches their
@@ -15,16 +17,22 @@ use super::patterns::patterns;
 const BRANCH_NEEDLES: &[&str] = &[
     "THCudaCheck",
     "untime error (",
+    "Triton Error",
+    "Cuda failure",
     "rror:",
     "failed to synchronize",
     " warning:",
     "CUDA warning",
     "HIP warning",
+    "cudaError",
+    "hipError",
+    "CUDA_ERROR_",
     "out of memory",
     "NCCL",
     "nccl",
     "Watchdog caught",
     "HSA_STATUS_ERROR",
+    "device-side assert",
 ];
 
 /// Errors of the CUDA setup that Python raises itself, with no CUDA error code.
@@ -43,120 +51,129 @@ pub(super) fn needles() -> Keywords {
 /// A host error found in a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parsed {
-    /// Byte offset of the error phrase in the stripped line.
+    /// Byte offset of the error phrase in the line.
     pub start: usize,
     pub kind: HostKind,
     pub dialect: &'static str,
     pub exception: Option<String>,
 }
 
-/// Classifies a line with logger prefixes already stripped. `had_log_prefix` relaxes the
-/// lead-in rules for lines that a logger wrapped (`[ERROR] trainer - ... - CUDA error: ...`).
-pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
+/// What stands in front of a printed error: the exception class, and whether it is a C++
+/// `what():` line.
+struct Lead {
+    exception: Option<String>,
+    what: bool,
+}
+
+/// The lead of the error at `[start, end)` of `s`, when the error was printed (not quoted).
+fn printed(s: &str, start: usize, end: usize) -> Option<Lead> {
+    let before = &s[..start];
+    if judge(before, &s[end..]) == Context::Quoted {
+        return None;
+    }
+    let exception = patterns().exception_lead.captures(before).map(|c| c["exc"].to_string());
+    Some(Lead { exception, what: before.contains("what():") })
+}
+
+/// The first match of `re` in `s` that was printed: its captures and lead.
+fn first_printed<'s>(re: &Regex, s: &'s str) -> Option<(crate::re::Captures<'s>, Lead)> {
+    re.captures_iter(s).find_map(|c| {
+        let m = c.get(0)?;
+        printed(s, m.start(), m.end()).map(|lead| (c, lead))
+    })
+}
+
+/// Finds the host error in a line (logger and launcher prefixes may still be on it).
+pub fn classify(s: &str) -> Option<Parsed> {
     let p = patterns();
     p.host_needles.find(s.as_bytes())?;
+    let found = |c: &crate::re::Captures<'_>, lead: Lead, kind: HostKind, dialect: &'static str| Parsed {
+        start: c.get(0).map_or(0, |m| m.start()),
+        kind,
+        dialect,
+        exception: lead.exception,
+    };
     if s.contains("THCudaCheck") {
-        if let Some(c) = p.thcudacheck.captures(s) {
-            let code: u32 = c["code"].parse().unwrap_or(0);
-            let lead = lead_in(&s[..c.get(0)?.start()], had_log_prefix)?;
-            return Some(Parsed {
-                start: c.get(0)?.start(),
-                kind: by_code(code, &c["msg"]),
-                dialect: "thcudacheck",
-                exception: lead.exception,
-            });
+        if let Some((c, lead)) = first_printed(&p.thcudacheck, s) {
+            let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
+            return Some(found(&c, lead, kind, "thcudacheck"));
         }
     }
     if s.contains("untime error (") {
-        if let Some(c) = p.runtime_code.captures(s) {
-            let m = c.get(0)?;
-            let lead = lead_in(&s[..m.start()], had_log_prefix)?;
-            let code: u32 = c["code"].parse().unwrap_or(0);
-            return Some(Parsed {
-                start: m.start(),
-                kind: by_code(code, &c["msg"]),
-                dialect: "cuda_runtime_error",
-                exception: lead.exception,
-            });
+        if let Some((c, lead)) = first_printed(&p.runtime_code, s) {
+            let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
+            return Some(found(&c, lead, kind, "cuda_runtime_error"));
+        }
+    }
+    if s.contains("Triton Error") {
+        if let Some((c, lead)) = first_printed(&p.triton_error, s) {
+            let kind = by_message(&c["msg"]);
+            return Some(found(&c, lead, kind, "triton_error"));
+        }
+    }
+    if s.contains("Cuda failure") {
+        if let Some((c, lead)) = first_printed(&p.cuda_failure, s) {
+            let kind = match c.name("code").and_then(|m| m.as_str().parse().ok()) {
+                Some(code) => by_code(code, &c["msg"]),
+                None => by_message(&c["msg"]),
+            };
+            return Some(found(&c, lead, kind, "nccl_cuda_failure"));
         }
     }
     if s.contains("rror:") {
-        if let Some(c) = p.api_error.captures(s) {
-            let m = c.get(0)?;
-            if let Some(lead) = lead_in(&s[..m.start()], had_log_prefix) {
-                let api = &c["api"];
-                let msg = &c["msg"];
-                let kind = if api.eq_ignore_ascii_case("cudnn") || api.starts_with("cuDNN") || api == "CuDNN" {
-                    HostKind::Other("cudnn")
-                } else if api.eq_ignore_ascii_case("cublas") {
-                    HostKind::Other("cublas")
-                } else if api.eq_ignore_ascii_case("cusolver") {
-                    HostKind::Other("cusolver")
-                } else if api.eq_ignore_ascii_case("cusparse") {
-                    HostKind::Other("cusparse")
-                } else if api == "CUDA NVRTC" {
-                    HostKind::Other("nvrtc")
-                } else {
-                    by_message(msg)
-                };
-                let dialect = if lead.what {
-                    "cpp_what"
-                } else if lead.exception.as_deref().is_some_and(|e| e.ends_with("AcceleratorError")) {
-                    "accelerator_error"
-                } else if api == "HIP" {
-                    "hip_error"
-                } else {
-                    "cuda_error"
-                };
-                return Some(Parsed { start: m.start(), kind, dialect, exception: lead.exception });
-            }
+        if let Some((c, lead)) = first_printed(&p.api_error, s) {
+            let api = &c["api"];
+            let kind = match api.to_ascii_lowercase().as_str() {
+                "cudnn" | "cudnn frontend" => HostKind::Other("cudnn"),
+                "cublas" => HostKind::Other("cublas"),
+                "cusolver" => HostKind::Other("cusolver"),
+                "cusparse" => HostKind::Other("cusparse"),
+                "cuda nvrtc" => HostKind::Other("nvrtc"),
+                _ => by_message(&c["msg"]),
+            };
+            let dialect = if lead.what {
+                "cpp_what"
+            } else if lead.exception.as_deref().is_some_and(|e| e.ends_with("AcceleratorError")) {
+                "accelerator_error"
+            } else if api == "HIP" {
+                "hip_error"
+            } else {
+                "cuda_error"
+            };
+            return Some(found(&c, lead, kind, dialect));
         }
     }
     if s.contains("failed to synchronize") {
-        if let Some(c) = p.sync_failed.captures(s) {
-            let m = c.get(0)?;
-            let lead = lead_in(&s[..m.start()], had_log_prefix)?;
-            return Some(Parsed {
-                start: m.start(),
-                kind: by_message(&c["msg"]),
-                dialect: "sync_failed",
-                exception: lead.exception,
-            });
+        if let Some((c, lead)) = first_printed(&p.sync_failed, s) {
+            let kind = by_message(&c["msg"]);
+            return Some(found(&c, lead, kind, "sync_failed"));
         }
     }
-    if s.contains(" warning:") || s.starts_with("CUDA warning") || s.starts_with("HIP warning") {
-        if let Some(c) = p.api_warning.captures(s) {
-            let m = c.get(0)?;
-            let lead = lead_in(&s[..m.start()], had_log_prefix)?;
-            return Some(Parsed {
-                start: m.start(),
-                kind: by_message(&c["msg"]),
-                dialect: "cuda_warning",
-                exception: lead.exception,
-            });
+    if s.contains(" warning:") || s.contains("CUDA warning") || s.contains("HIP warning") {
+        if let Some((c, lead)) = first_printed(&p.api_warning, s) {
+            let kind = by_message(&c["msg"]);
+            return Some(found(&c, lead, kind, "cuda_warning"));
+        }
+    }
+    if s.contains("cudaError") || s.contains("hipError") || s.contains("CUDA_ERROR_") {
+        if let Some((c, lead)) = first_printed(&p.error_name, s) {
+            let kind = by_name(&c["name"]);
+            return Some(found(&c, lead, kind, "error_name"));
         }
     }
     if s.contains("out of memory") {
-        if let Some(m) = p.oom.find(s) {
-            let lead = lead_in(&s[..m.start()], true)?;
-            return Some(Parsed {
-                start: m.start(),
-                kind: HostKind::Other("out_of_memory"),
-                dialect: "cuda_error",
-                exception: lead.exception,
-            });
+        if let Some((c, lead)) = first_printed(&p.oom, s) {
+            return Some(found(&c, lead, HostKind::Other("out_of_memory"), "cuda_error"));
         }
     }
     if s.contains("NCCL") || s.contains("nccl") || s.contains("Watchdog caught") {
-        if let Some(m) = p.nccl.find(s) {
-            let lead = lead_in(&s[..m.start()], true);
-            let exception = lead.and_then(|l| l.exception);
-            return Some(Parsed { start: m.start(), kind: HostKind::Other("nccl"), dialect: "nccl", exception });
+        if let Some((c, lead)) = first_printed(&p.nccl, s) {
+            return Some(found(&c, lead, HostKind::Other("nccl"), "nccl"));
         }
     }
     for &(needle, kind) in PYTHON_ERRORS {
         if let Some(i) = s.find(needle) {
-            let lead = lead_in(&s[..i], had_log_prefix)?;
+            let lead = printed(s, i, i + needle.len())?;
             return Some(Parsed {
                 start: i,
                 kind: HostKind::Other(kind),
@@ -166,49 +183,44 @@ pub fn classify(s: &str, had_log_prefix: bool) -> Option<Parsed> {
         }
     }
     if s.contains("HSA_STATUS_ERROR") {
-        if let Some(m) = p.hsa.find(s) {
-            return Some(Parsed {
-                start: m.start(),
-                kind: HostKind::Other("hsa_exception"),
-                dialect: "rocm",
-                exception: None,
-            });
+        if let Some((c, lead)) = first_printed(&p.hsa, s) {
+            return Some(found(&c, lead, HostKind::Other("hsa_exception"), "rocm"));
+        }
+    }
+    // The core of a device-side assert in a shape none of the forms above reads: it counts
+    // (the report says it could not place it), unless it is quoted.
+    if s.contains("device-side assert") {
+        if let Some((c, lead)) = first_printed(&p.assert_core, s) {
+            return Some(found(&c, lead, HostKind::DeviceAssert, UNPARSED));
         }
     }
     None
 }
 
-struct Lead {
-    exception: Option<String>,
-    what: bool,
-}
+/// The dialect of a device-side assert phrase in a form no reader knows.
+pub const UNPARSED: &str = "unparsed";
 
-/// Decides whether the text in front of an error phrase lets it count as an error line.
-fn lead_in(prefix: &str, had_log_prefix: bool) -> Option<Lead> {
-    let p = prefix.trim();
-    if p.is_empty() {
-        return Some(Lead { exception: None, what: false });
+/// Sorts a CUDA error name (`cudaErrorAssert`, `CUDA_ERROR_ILLEGAL_ADDRESS`) into a kind.
+fn by_name(name: &str) -> HostKind {
+    let n = name.to_ascii_lowercase().replace('_', "");
+    const NAMES: &[(&str, &str)] = &[
+        ("illegaladdress", "illegal_address"),
+        ("memoryallocation", "out_of_memory"),
+        ("outofmemory", "out_of_memory"),
+        ("nokernelimage", "no_kernel_image"),
+        ("launchfailure", "launch_failure"),
+        ("misalignedaddress", "misaligned_address"),
+        ("illegalinstruction", "illegal_instruction"),
+        ("invaliddevice", "invalid_device_ordinal"),
+        ("launchtimeout", "launch_timeout"),
+        ("eccuncorrectable", "ecc_error"),
+        ("nodevice", "no_device"),
+        ("insufficientdriver", "driver_too_old"),
+    ];
+    if n.ends_with("errorassert") {
+        return HostKind::DeviceAssert;
     }
-    let pat = patterns();
-    if let Some(c) = pat.exception_lead.captures(p) {
-        return Some(Lead { exception: Some(c["exc"].to_string()), what: false });
-    }
-    if let Some(c) = pat.warning_lead.captures(p) {
-        return Some(Lead { exception: Some(c["exc"].to_string()), what: false });
-    }
-    if p.contains("what():") {
-        return Some(Lead { exception: None, what: true });
-    }
-    // Quoted or code: `print("CUDA error: ...")`, "the message `CUDA error: ...`".
-    if p.ends_with(['"', '\'', '`', '(', '[', '=', ',']) {
-        return None;
-    }
-    let lower = p.to_ascii_lowercase();
-    let error_like = lower.ends_with("exception:")
-        || lower.ends_with("!!!")
-        || (had_log_prefix
-            && (p.ends_with(" -") || p.ends_with(':') || lower.contains("error") || lower.contains("exception")));
-    error_like.then_some(Lead { exception: None, what: false })
+    NAMES.iter().find(|(k, _)| n.contains(k)).map_or(HostKind::Other("cuda_error"), |(_, v)| HostKind::Other(v))
 }
 
 fn by_code(code: u32, msg: &str) -> HostKind {
@@ -270,7 +282,7 @@ mod tests {
     #[test]
     fn the_needles_cover_every_branch() {
         let src = include_str!("host.rs");
-        let body = &src[src.find("pub fn classify").unwrap()..src.find("struct Lead").unwrap()];
+        let body = &src[src.find("pub fn classify").unwrap()..src.find("pub const UNPARSED").unwrap()];
         let mut seen = 0;
         for call in ["s.contains(\"", "s.starts_with(\"", "s.find(\""] {
             for (i, _) in body.match_indices(call) {
@@ -285,11 +297,11 @@ mod tests {
         for n in BRANCH_NEEDLES.iter().chain(PYTHON_ERRORS.iter().map(|(n, _)| n)) {
             assert!(patterns().host_needles.find(format!("x {n} y").as_bytes()).is_some(), "{n}");
         }
-        assert!(classify("/usr/lib/python3/dist-packages/x.py:3: UserWarning: step", false).is_none());
+        assert!(classify("/usr/lib/python3/dist-packages/x.py:3: UserWarning: step").is_none());
     }
 
     fn kind(s: &str) -> Option<HostKind> {
-        classify(s, false).map(|p| p.kind)
+        classify(s).map(|p| p.kind)
     }
 
     #[test]
@@ -337,7 +349,6 @@ mod tests {
         for s in [
             r#"print("CUDA error: device-side assert triggered")"#,
             "If you see `RuntimeError: CUDA error: device-side assert triggered`, restart the runtime.",
-            "I think the CUDA error: device-side assert triggered comes from my labels",
             r#"logger.warning('retrying after "CUDA error: device-side assert triggered"')"#,
             "Search for device-side assert triggered in the docs",
         ] {
@@ -346,24 +357,42 @@ mod tests {
     }
 
     #[test]
-    fn logger_wrapped_errors_count() {
-        let p = classify(
-            "trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: an illegal memory access was encountered",
-            true,
-        );
-        assert_eq!(p.map(|p| p.kind), Some(HostKind::Other("illegal_address")));
-        assert!(classify("trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: x", false).is_none());
+    fn errors_count_behind_any_prefix() {
+        for s in [
+            "trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: device-side assert triggered",
+            "worker-3: RuntimeError: CUDA error: device-side assert triggered",
+            "(RayTrainWorker pid=4411, ip=10.0.3.7) RuntimeError: CUDA error: device-side assert triggered",
+            "[1,0]<stderr>:RuntimeError: CUDA error: device-side assert triggered",
+            "Mar 01 10:00:01 gpu-box python3[2211]: RuntimeError: CUDA error: device-side assert triggered",
+            "ab12cd34ef56:26024:27098 [1] include/alloc.h:125 NCCL WARN Cuda failure 710 'device-side assert triggered'",
+            "NCCL WARN Cuda failure 'device-side assert triggered'",
+            "RuntimeError: Triton Error [CUDA]: device-side assert triggered",
+            "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorAssert: device-side assert triggered",
+            "numba.cuda.cudadrv.driver.CudaAPIError: [710] Call to cuMemcpyDtoH results in CUDA_ERROR_ASSERT",
+            "RuntimeError: hipErrorAssert",
+            "│   <repr-error 'CUDA error: device-side assert            │ │",
+            "训练到一半报错：RuntimeError: CUDA error: device-side assert triggered",
+            "I think the CUDA error: device-side assert triggered comes from my labels",
+        ] {
+            assert_eq!(kind(s), Some(HostKind::DeviceAssert), "{s}");
+        }
+        let p = classify("(pid=91) torch.AcceleratorError: CUDA error: device-side assert triggered").unwrap();
+        assert_eq!((p.exception.as_deref(), p.dialect), (Some("torch.AcceleratorError"), "accelerator_error"));
+        assert_eq!(classify("Error 710: device-side assert triggered").unwrap().dialect, UNPARSED);
+        // The hint PyTorch prints after the error is advice, not another error.
+        assert_eq!(kind("Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information."), None);
+        assert_eq!(kind("Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."), None);
     }
 
     #[test]
     fn dialects() {
         assert_eq!(
-            classify("AcceleratorError: CUDA error: device-side assert triggered", false).unwrap().dialect,
+            classify("AcceleratorError: CUDA error: device-side assert triggered").unwrap().dialect,
             "accelerator_error"
         );
-        assert_eq!(classify("  what():  CUDA error: device-side assert triggered", false).unwrap().dialect, "cpp_what");
+        assert_eq!(classify("  what():  CUDA error: device-side assert triggered").unwrap().dialect, "cpp_what");
         assert_eq!(
-            classify("RuntimeError: CUDA error: device-side assert triggered", false).unwrap().exception.as_deref(),
+            classify("RuntimeError: CUDA error: device-side assert triggered").unwrap().exception.as_deref(),
             Some("RuntimeError")
         );
     }

@@ -1,6 +1,14 @@
 //! Kernel assertion lines: the `Assertion ... failed` records that the GPU prints, one per
 //! failing thread, in every dialect PyTorch has printed them.
+//!
+//! A record is found by its core, ``Assertion `COND` failed`` (or ``Assertion failed: `COND` ``),
+//! wherever it sits; its head (`file:line: function: block: [..], thread: [..]`) is read when it
+//! is there, and whatever survived of it when a paste, a terminal or another process's output
+//! cut it (`…ad: [47,0,0] Assertion …`, a record torn by interleaved writes). A record without
+//! its head is still a record: its condition names the rule. Whether it was printed or quoted
+//! is decided by [`context::judge`].
 
+use super::context::{judge, Context};
 use super::patterns::patterns;
 use crate::report::KernelSite;
 
@@ -12,7 +20,12 @@ pub struct Parsed {
     pub end: usize,
     pub site: KernelSite,
     pub dialect: &'static str,
+    /// The record's head is cut: no file (the record starts mid-head, or was torn).
+    pub cut: bool,
 }
+
+/// The dialect of a record read from its core, whose head was cut or torn.
+pub const CUT: &str = "cut";
 
 /// Finds every kernel record in `norm` (pasted paragraphs can hold many).
 ///
@@ -26,7 +39,7 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
     let mut out = Vec::new();
     for c in p.kernel.captures_iter(norm) {
         let whole = c.get(0).expect("group 0 always matches");
-        if quoted(&norm[..whole.start()]) {
+        if judge(&norm[..whole.start()], &norm[whole.end()..]) == Context::Quoted {
             continue;
         }
         let file = clean_file(&c["file"]);
@@ -49,7 +62,11 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
                 thread,
             },
             dialect,
+            cut: false,
         });
+    }
+    if norm.contains("Assertion") {
+        cores(norm, translated, &mut out);
     }
     if out.is_empty() && norm.contains("Device-side assertion") {
         for c in p.kernel_hip.captures_iter(norm) {
@@ -68,10 +85,124 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
                     thread: None,
                 },
                 dialect: "rocm",
+                cut: false,
             });
         }
     }
     out
+}
+
+/// Adds the records that only their core shows (``Assertion `…` failed`` outside every whole
+/// record of `out`), with what is left of their heads.
+fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
+    let p = patterns();
+    let whole: Vec<(usize, usize)> = out.iter().map(|r| (r.start, r.end)).collect();
+    let mut found: Vec<Parsed> = Vec::new();
+    for c in p.kernel_core.captures_iter(norm) {
+        let m = c.get(0).expect("group 0 always matches");
+        if whole.iter().any(|&(s, e)| m.start() < e && m.end() > s) {
+            continue;
+        }
+        // The head is what precedes the core since the record before it.
+        let from = whole
+            .iter()
+            .map(|&(_, e)| e)
+            .chain(found.last().map(|r| r.end))
+            .filter(|&e| e <= m.start())
+            .max()
+            .unwrap_or(0);
+        let head = head(&norm[from..m.start()]);
+        // With nothing of its head left, a record must end as the GPU ends it (`failed.`, the
+        // end of the line): ``Assertion `x` failed in my helper`` is someone else's words.
+        let rest = &norm[m.end()..];
+        let headless = head.thread.is_none() && head.function.is_none() && head.file.is_none();
+        if headless && c.name("cond").is_some() && !(rest.starts_with('.') || rest.trim().is_empty()) {
+            continue;
+        }
+        let start = from + head.start;
+        if judge(&norm[..start], &norm[m.end()..]) == Context::Quoted {
+            continue;
+        }
+        let condition = c.name("cond").or_else(|| c.name("cond2")).map(|m| collapse_ws(m.as_str()));
+        let (file, line) = match head.file {
+            Some(f) => f,
+            // A torn record may carry its file anywhere in the line.
+            None => (any_file(norm), None),
+        };
+        let cut = file.is_none();
+        let file = file.unwrap_or_default();
+        let dialect = if translated {
+            "translated"
+        } else if cut {
+            CUT
+        } else {
+            dialect(&file, head.function.as_deref(), false, false)
+        };
+        found.push(Parsed {
+            start,
+            end: m.end(),
+            site: KernelSite {
+                file,
+                line,
+                name: head.function.as_deref().and_then(short_function),
+                function: head.function,
+                condition,
+                block: head.block,
+                thread: head.thread,
+            },
+            dialect,
+            cut,
+        });
+    }
+    out.extend(found);
+    out.sort_by_key(|r| r.start);
+}
+
+/// What is left of a record's head in the text before its core.
+struct Head {
+    /// Where the head starts in that text (its end when nothing of it is left).
+    start: usize,
+    file: Option<(Option<String>, Option<u32>)>,
+    function: Option<String>,
+    block: Option<[u32; 3]>,
+    thread: Option<[u32; 3]>,
+}
+
+fn head(text: &str) -> Head {
+    let p = patterns();
+    let mut h = Head { start: text.len(), file: None, function: None, block: None, thread: None };
+    let ids = p.head_ids.captures(text);
+    if let Some(c) = &ids {
+        h.start = c.get(0).map_or(h.start, |m| m.start());
+        h.block = c.name("block").and_then(|m| triple(m.as_str()));
+        h.thread = c.name("thread").and_then(|m| triple(m.as_str()));
+    }
+    let before_ids = &text[..h.start];
+    if let Some(c) = p.head_function.captures(before_ids) {
+        let f = c["func"].trim();
+        if short_function(f).is_some_and(|n| is_name(&n)) {
+            h.function = Some(f.to_string());
+            h.start = c.get(0).map_or(h.start, |m| m.start());
+        }
+        if let Some(file) = c.name("file") {
+            h.file = Some((Some(clean_file(file.as_str())), c.name("lno").and_then(|m| m.as_str().parse().ok())));
+            h.start = file.start();
+        }
+    }
+    h
+}
+
+/// A function name as kernels print it (`nll_loss2d_forward_kernel`, `operator()`), not the
+/// debris of a torn line.
+fn is_name(n: &str) -> bool {
+    n == "operator()"
+        || (n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// The last kernel source file named anywhere in `text`.
+fn any_file(text: &str) -> Option<String> {
+    patterns().any_file.find_iter(text).last().map(|m| clean_file(m.as_str()))
 }
 
 /// The last line that held exactly one kernel record, to read its repeats cheaply.
@@ -263,42 +394,30 @@ fn plain_triple(b: &[u8]) -> Option<[u32; 3]> {
     (k == 2 && digits > 0).then_some(t)
 }
 
-/// True when the text in front of a kernel record makes it a quotation rather than output: a
-/// string in code (`print("…`, `msg = '…`, `logger.info('known issue: …`) or inline code in
-/// prose (``If you see `…``). A record pasted on its own in backticks, or behind a log, rank or
-/// markdown prefix, is output.
-fn quoted(prefix: &str) -> bool {
-    let p = prefix.trim_end();
-    let words = |s: &str| s.chars().any(char::is_alphabetic);
-    match p.chars().last() {
-        Some('"' | '\'') => words(p),
-        Some('`') => words(&p[..p.len() - 1]),
-        // Inside a string opened earlier on the line.
-        _ => p.matches('"').count() % 2 == 1 || p.matches('\'').count() % 2 == 1,
-    }
-}
-
-/// True when `norm` holds the piece of a kernel record whose start or end was wrapped onto
-/// another line (a terminal that hard-wraps at 80 columns, a paste that breaks lines).
-pub fn is_partial(norm: &str, parsed: &[Parsed]) -> bool {
+/// True when `norm` holds a kernel record, or the piece of one, that continues on the next
+/// line (a terminal that hard-wraps at 80 columns, a paste that breaks lines): a head without
+/// its `Assertion`, or a condition whose closing backtick is on the next line.
+pub fn needs_next(norm: &str, parsed: &[Parsed]) -> bool {
     if !norm.contains("ssert") && !norm.contains("block:") {
         return false;
     }
-    if parsed.is_empty() {
-        // A whole record that `parse` left out is a quotation, not a piece.
-        if patterns().kernel.is_match(norm) {
-            return false;
+    match parsed.last() {
+        None => {
+            let t = norm.trim();
+            // A whole record that `parse` left out is a quotation, not a piece.
+            !patterns().kernel.is_match(norm)
+                && (patterns().kernel_partial.is_match(norm)
+                    || (norm.contains("block:") && norm.contains("thread:"))
+                    || t.ends_with("Assertion `"))
         }
-        let t = norm.trim();
-        return patterns().kernel_partial.is_match(norm)
-            || (norm.contains("block:") && norm.contains("thread:"))
-            || t.ends_with("Assertion `")
-            // The tail of a record whose start was wrapped onto the lines above.
-            || (t.starts_with("Assertion `") && t.ends_with("failed."));
+        Some(last) => last.site.condition.is_none() && norm[last.end..].trim_start().starts_with('`'),
     }
-    // Parsed, but the condition's closing backtick is on the next line.
-    let last = parsed.last().expect("not empty");
-    last.site.condition.is_none() && norm[last.end..].trim_start().starts_with('`')
+}
+
+/// True when the record `norm` starts with lost its head, which may be on the lines above (a
+/// terminal hard-wrapped the record, and this is its last piece).
+pub fn head_above(norm: &str, parsed: &[Parsed]) -> bool {
+    parsed.first().is_some_and(|p| p.cut && norm[..p.start].trim().is_empty())
 }
 
 /// Reads `x,y,z` (or `[x,y,z]`); torn records from interleaved threads (`60,0:115,0`) give
@@ -337,7 +456,7 @@ fn dialect(file: &str, function: Option<&str>, translated: bool, sycl: bool) -> 
         "translated"
     } else if sycl {
         "sycl"
-    } else if file.ends_with(".py") || function == Some("unknown") {
+    } else if file.ends_with(".py") || function == Some("unknown") || file == "unknown" || file.starts_with('<') {
         "triton"
     } else if function.is_none() {
         "windows"
@@ -517,13 +636,59 @@ mod tests {
     #[test]
     fn wrapped_pieces_are_partial() {
         let a = "ng) [with T = float]: block: [17,0,0], thread: [765,0,0] Assertion `";
-        assert!(is_partial(a, &parse(a, false)));
+        assert!(needs_next(a, &parse(a, false)));
         let b = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 &&";
-        assert!(is_partial(b, &parse(b, false)));
+        assert!(needs_next(b, &parse(b, false)));
         let tail = "Assertion `t >= 0 && t < n_classes` failed.";
-        assert!(is_partial(tail, &parse(tail, false)));
+        assert!(!needs_next(tail, &parse(tail, false)));
+        assert!(head_above(tail, &parse(tail, false)));
         let c = "/x/Loss.cu:1: f: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0` failed.";
-        assert!(!is_partial(c, &parse(c, false)));
+        assert!(!needs_next(c, &parse(c, false)) && !head_above(c, &parse(c, false)));
+    }
+
+    /// A record read by its core: whatever is left of its head, the condition always.
+    #[test]
+    fn records_without_their_heads() {
+        let one = |s: &str| {
+            let v = parse(s, false);
+            assert_eq!(v.len(), 1, "{s}: {v:?}");
+            v.into_iter().next().unwrap()
+        };
+        let r = one("Assertion `t >= 0 && t < n_classes` failed.");
+        assert!(r.cut && r.site.condition.as_deref() == Some("t >= 0 && t < n_classes"));
+        let r = one("ad: [47,0,0] Assertion `srcIndex < srcSelectDimSize` failed.");
+        assert_eq!((r.site.thread, r.dialect), (Some([47, 0, 0]), CUT));
+        let r = one(": nll_loss2d_forward_kernel: block: [3,0,0], thread: [674,0,0] Assertion `t >= 0 && t < n_classes` failed.");
+        assert_eq!(r.site.name.as_deref(), Some("nll_loss2d_forward_kernel"));
+        assert_eq!((r.site.block, r.site.thread), (Some([3, 0, 0]), Some([674, 0, 0])));
+        // Torn by another process's output: the file is somewhere in the line.
+        let r = one(",0,0/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu], thread: [60,0:115,0], thread: [16: operator(),0,0: block: [12] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\",0,0` failed.");
+        assert_eq!(basename(&r.site.file), "ScatterGatherKernel.cu");
+        assert!(!r.cut);
+        // Triton's and Inductor's heads.
+        for (line, file, func) in [
+            ("unknown:0: unknown: block: [3,0,0], thread: [9,0,0] Assertion `index out of bounds: 0 <= tmp4 < ks0` failed.", "unknown", "unknown"),
+            ("<frozen importlib._bootstrap_external>:843: _call_with_frames_removed: block: [45,2,0], thread: [32,0,0] Assertion `index out of bounds: 0 <= tmp4 < 24` failed.", "<frozen importlib._bootstrap_external>", "_call_with_frames_removed"),
+            ("/tmp/torchinductor_u/3f/c3fabcdef0123.py:22: triton_poi_fused_embedding_0: block: [1,0,0], thread: [2,0,0] Assertion `index out of bounds: 0 <= tmp3 < libdevice.trunc(0.12*(ks0.to(tl.float64))).to(tl.int32)` failed.", "/tmp/torchinductor_u/3f/c3fabcdef0123.py", "triton_poi_fused_embedding_0"),
+        ] {
+            let r = one(line);
+            assert_eq!((r.site.file.as_str(), r.site.function.as_deref(), r.dialect), (file, Some(func), "triton"), "{line}");
+        }
+        // Glued to each other and to what follows.
+        let v = parse("/x/Loss.cu:1: f: block: [0,0,0], thread: [1,0,0] Assertion `a` failed./x/Loss.cu:1: f: block: [0,0,0], thread: [2,0,0] Assertion `a` failed.RuntimeError: CUDA error: device-side assert triggered", false);
+        assert_eq!(v.len(), 2);
+        // The printf form.
+        let r = one("[CUDA_KERNEL_ASSERT] block: [1,0,0], thread: [2,0,0]: Assertion failed: `x < n`: value 9");
+        assert_eq!(r.site.condition.as_deref(), Some("x < n"));
+        // Not device-side: a CPU assert closes its condition with a quote.
+        assert!(parse(
+            "RuntimeError: Assertion `cur_target >= 0 && cur_target < n_classes' failed.  at /x/ClassNLLCriterion.c:92",
+            false
+        )
+        .is_empty());
+        // Quoted.
+        assert!(parse("If you see `Assertion `t >= 0 && t < n_classes` failed.`, check the labels.", false).is_empty());
+        assert!(parse("    assert ok, \"Assertion `x` failed\"", false).is_empty());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! newlines in between. Memory stays bounded: long lines are read in pieces, and the facts keep
 //! counts instead of copies past fixed limits.
 
+pub mod context;
 pub mod facts;
 pub mod host;
 pub mod kernel;
@@ -541,18 +542,19 @@ impl Scanner {
             }
             return;
         }
-        let (stripped, had_log) = self.strip_prefix(&norm);
+        let stripped = self.strip_prefix(&norm);
 
         if self.dsa_line(stripped, seg, loc) {
             return;
         }
 
         let parsed = kernel::parse(&norm, translated);
-        let partial = kernel::is_partial(&norm, &parsed);
+        let partial = kernel::needs_next(&norm, &parsed) || kernel::head_above(&norm, &parsed);
         if partial && self.wrap.is_none() {
             // The record continues on the next line (or started on the previous ones).
             let before = self.before(buf, ls, facts::CONTEXT + 4, tail);
-            self.start_wrap(&norm, quote, raw_len, loc, translated, parsed.is_empty(), before);
+            let no_file = parsed.first().is_none_or(|p| p.cut);
+            self.start_wrap(&norm, quote, raw_len, loc, translated, no_file, before);
             return;
         }
         if !parsed.is_empty() {
@@ -590,7 +592,7 @@ impl Scanner {
             TbLine::Exception | TbLine::Other => {}
         }
 
-        let host = host::classify(stripped, had_log);
+        let host = host::classify(stripped);
         let tb_index = ended.map(|tb| self.store_traceback(tb));
         if let Some(h) = host {
             let device = h.kind == HostKind::DeviceAssert;
@@ -620,9 +622,8 @@ impl Scanner {
         self.notes(stripped, seg, loc);
     }
 
-    fn strip_prefix<'a>(&self, s: &'a str) -> (&'a str, bool) {
+    fn strip_prefix<'a>(&self, s: &'a str) -> &'a str {
         let mut rest = s;
-        let mut log = false;
         for _ in 0..6 {
             if !patterns::may_have_prefix(rest) {
                 break;
@@ -633,13 +634,12 @@ impl Scanner {
                     if m.end() == 0 || m.end() == rest.len() {
                         break;
                     }
-                    log |= c.name("log").is_some();
                     rest = &rest[m.end()..];
                 }
                 None => break,
             }
         }
-        (rest, log)
+        rest
     }
 
     fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
@@ -727,7 +727,7 @@ impl Scanner {
                 break;
             }
             let norm = normalise(t);
-            let (s, _) = self.strip_prefix(&norm);
+            let s = self.strip_prefix(&norm);
             let looks_like_code = (s.starts_with(' ') || s.contains('(') || s.contains(" = ") || s.contains("+="))
                 && !s.contains("Assertion")
                 && !s.contains("rror:")
@@ -805,8 +805,20 @@ impl Scanner {
         }
         w.before = rest.take(facts::CONTEXT).map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
         w.before.reverse();
-        let parsed = kernel::parse(&w.norm, w.translated);
-        if !parsed.is_empty() && !kernel::is_partial(&w.norm, &parsed) {
+        let mut parsed = kernel::parse(&w.norm, w.translated);
+        if w.lines > 1 && parsed.first().is_none_or(|p| p.cut) {
+            // The lines above did not give the record its head: it stands on its own.
+            w = Wrap {
+                start: loc,
+                norm: norm.to_string(),
+                quote: quote.to_string(),
+                lines: 1,
+                translated,
+                before: w.before,
+            };
+            parsed = kernel::parse(&w.norm, w.translated);
+        }
+        if !parsed.is_empty() && !kernel::needs_next(&w.norm, &parsed) {
             self.finish_wrap(w, parsed, Some(loc.at.line));
         } else if w.lines < MAX_WRAP {
             self.wrap = Some(w);
@@ -818,7 +830,7 @@ impl Scanner {
     fn continue_wrap(&mut self, display: &str, loc: Loc) -> bool {
         let w = self.wrap.as_mut().expect("a wrap");
         let norm = normalise(display);
-        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0) {
+        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0 && !p.cut) {
             // The next line is a record of its own: the wrapped one ends here.
             self.flush_wrap();
             return false;
@@ -827,7 +839,7 @@ impl Scanner {
         w.quote.push_str(display);
         w.lines += 1;
         let parsed = kernel::parse(&w.norm, w.translated);
-        if !parsed.is_empty() && !kernel::is_partial(&w.norm, &parsed) {
+        if !parsed.is_empty() && !kernel::needs_next(&w.norm, &parsed) {
             let w = self.wrap.take().expect("a wrap");
             self.finish_wrap(w, parsed, Some(loc.at.line));
             return true;
@@ -926,7 +938,7 @@ impl Scanner {
             .as_deref()
             .and_then(kernel::short_function)
             .or(d.kernel.as_deref().and_then(kernel::short_function));
-        let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa" };
+        let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa", cut: false };
         let first = self.facts.sites.is_empty();
         self.kernel_hit(p, &d.quote, loc, None);
         if first && !self.facts.sites.is_empty() {

@@ -18,6 +18,14 @@ pub struct Patterns {
     pub kernel_hip: Regex,
     /// The middle of a kernel line whose start or end was wrapped away.
     pub kernel_partial: Regex,
+    /// The core of a kernel record: ``Assertion `COND` failed`` or ``Assertion failed: `COND` ``.
+    pub kernel_core: Regex,
+    /// The block and thread ids that end a record's head (what survived of them).
+    pub head_ids: Regex,
+    /// The file, line and function that end the text before a head's ids.
+    pub head_function: Regex,
+    /// A CUDA source file named anywhere (for torn records).
+    pub any_file: Regex,
     /// `N CUDA device-side assertion failures were found on GPU #d!`
     pub dsa_found: Regex,
     /// A `key = value` line of a `TORCH_USE_CUDA_DSA` report record.
@@ -28,6 +36,15 @@ pub struct Patterns {
     pub runtime_code: Regex,
     /// `THCudaCheck FAIL file=... line=... error=59 : ...`
     pub thcudacheck: Regex,
+    /// Triton's launcher: `Triton Error [CUDA]: device-side assert triggered`.
+    pub triton_error: Regex,
+    /// NCCL's `Cuda failure 710 'device-side assert triggered'` (older: no code).
+    pub cuda_failure: Regex,
+    /// A CUDA error's name: `cudaErrorAssert`, `hipErrorAssert`, `CUDA_ERROR_ASSERT`.
+    pub error_name: Regex,
+    /// The core of a device-side assert in any shape: `device-side assert` not followed by
+    /// `ion` or `s` (`device-side assertions` is PyTorch's advice, not an error).
+    pub assert_core: Regex,
     /// `copy_if failed to synchronize: device-side assert triggered`
     pub sync_failed: Regex,
     /// `CUDA warning: ...` (teardown warnings after an assert).
@@ -38,10 +55,9 @@ pub struct Patterns {
     pub nccl: Regex,
     /// ROCm's runtime abort after a kernel fault.
     pub hsa: Regex,
-    /// An exception class followed by its message, or a repr of an exception.
+    /// The exception class at the end of the text before an error (`[rank0]: RuntimeError: `,
+    /// `RuntimeError('`, `x.py:3: UserWarning: `).
     pub exception_lead: Regex,
-    /// The Python warnings module's `file:line: Category: message` form.
-    pub warning_lead: Regex,
     /// A Python exception line that ends a traceback.
     pub exception_line: Regex,
     /// Prefixes that loggers and launchers put before each line.
@@ -129,7 +145,10 @@ fn compile(src: &str) -> Regex {
 
 // A source path as printed by a kernel: Windows drive letters, both separators, build
 // prefixes such as `../aten`, `/opt/conda/conda-bld/pytorch_123/work`, `C:/cb/...\work\c10`.
-const KFILE: &str = r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl))";
+// Triton prints `unknown` for a kernel it cannot name, and Inductor's asserts may carry a
+// Python frame's name such as `<frozen importlib._bootstrap_external>`.
+const KFILE: &str =
+    r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl)|unknown|<[^<>\n]+>)";
 
 impl Patterns {
     fn build(re: &mut dyn FnMut(&str) -> Regex) -> Patterns {
@@ -143,13 +162,23 @@ impl Patterns {
             kernel_partial: re(
                 r"(?:block|global\s+id):\s*\[[^\]\n]*\],?\s*(?:thread|local\s+id):\s*\[[^\]\n]*\]\s*:?\s*Assertion",
             ),
+            kernel_core: re(r"Assertion\s*(?:failed:\s*`(?P<cond2>[^`\n]*)`|`(?P<cond>[^`\n]*)`\s*failed)"),
+            head_ids: re(
+                r"(?:(?:block|global\s+id):\s*\[(?P<block>[^\]\n]*)\],?\s*)?(?:(?:thread|local\s+id):\s*)?\[(?P<thread>[^\]\n]*)\]\s*:?\s*$",
+            ),
+            head_function: re(&format!(r"(?:{KFILE}:(?P<lno>\d+):\s*)?(?P<func>(?:[^:\n]|::)*?)\s*:\s*$")),
+            any_file: re(r"[\w.\-+~@/\\]*[\w\-+~@]\.(?:cuh|cu|hip)\b"),
             dsa_found: re(r"(?P<n>\d+) CUDA device-side assertion failures? (?:were|was) found on GPU #(?P<gpu>\d+)"),
             dsa_field: re(
                 r"^\s*(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$",
             ),
             api_error: re(
-                r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) error:\s*(?P<msg>.*)",
+                r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|Cuda|cuda|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) [Ee]rror:\s*(?P<msg>.*)",
             ),
+            triton_error: re(r"Triton Error \[(?:CUDA|HIP)\]:\s*(?P<msg>.*)"),
+            cuda_failure: re(r"Cuda failure (?:(?P<code>\d+) )?'(?P<msg>[^'\n]*)'?"),
+            error_name: re(r"\b(?P<name>cudaError\w*|hipError\w*|CUDA_ERROR_[A-Z_]+)"),
+            assert_core: re(r"[Dd]evice-side [Aa]ssert(?:[^a-zA-Z]|$)"),
             runtime_code: re(r"(?:cuda|CUDA|Cuda|hip|HIP) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
             thcudacheck: re(
                 r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)",
@@ -162,9 +191,8 @@ impl Patterns {
             ),
             hsa: re(r"HSA_STATUS_ERROR_\w+"),
             exception_lead: re(
-                r"^\s*(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$",
+                r"(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$",
             ),
-            warning_lead: re(r"^\S+:\d+:\s*(?P<exc>\w*Warning):\s*$"),
             exception_line: re(
                 r"^(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)|StopIteration|KeyboardInterrupt|Exception))(?:\s*:\s?(?P<msg>.*?))?\s*$",
             ),
