@@ -10,6 +10,7 @@ use super::facts::HostKind;
 use super::keywords::Keywords;
 use super::patterns::patterns;
 use crate::re::Regex;
+use std::sync::OnceLock;
 
 /// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
 /// none of them is no host error, and one search for all of them spares the branches their
@@ -42,10 +43,13 @@ const PYTHON_ERRORS: &[(&str, &str)] = &[
     ("Expected all tensors to be on the same device", "device_mismatch"),
 ];
 
-/// All of them, as one set (kept with the other formats, in [`patterns`]).
-pub(super) fn needles() -> Keywords {
-    let all: Vec<&str> = BRANCH_NEEDLES.iter().copied().chain(PYTHON_ERRORS.iter().map(|(n, _)| *n)).collect();
-    Keywords::new(&all)
+/// All of them, as one set.
+fn needles() -> &'static Keywords {
+    static K: OnceLock<Keywords> = OnceLock::new();
+    K.get_or_init(|| {
+        let all: Vec<&str> = BRANCH_NEEDLES.iter().copied().chain(PYTHON_ERRORS.iter().map(|(n, _)| *n)).collect();
+        Keywords::new(&all)
+    })
 }
 
 /// A host error found in a line.
@@ -86,7 +90,7 @@ fn first_printed<'s>(re: &Regex, s: &'s str) -> Option<(crate::re::Captures<'s>,
 /// Finds the host error in a line (logger and launcher prefixes may still be on it).
 pub fn classify(s: &str) -> Option<Parsed> {
     let p = patterns();
-    p.host_needles.find(s.as_bytes())?;
+    needles().find(s.as_bytes())?;
     let found = |c: &crate::re::Captures<'_>, lead: Lead, kind: HostKind, dialect: &'static str| Parsed {
         start: c.get(0).map_or(0, |m| m.start()),
         kind,
@@ -295,7 +299,7 @@ mod tests {
         assert!(seen >= 11, "{seen}");
         // And the gate lets each through.
         for n in BRANCH_NEEDLES.iter().chain(PYTHON_ERRORS.iter().map(|(n, _)| n)) {
-            assert!(patterns().host_needles.find(format!("x {n} y").as_bytes()).is_some(), "{n}");
+            assert!(needles().find(format!("x {n} y").as_bytes()).is_some(), "{n}");
         }
         assert!(classify("/usr/lib/python3/dist-packages/x.py:3: UserWarning: step").is_none());
     }

@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod keywords;
 pub mod normalize;
 pub mod patterns;
+pub mod prefix;
 pub mod traceback;
 
 use crate::report::{KernelSite, Location};
@@ -130,6 +131,8 @@ pub struct Scanner {
     last_long_line: Option<u64>,
     /// The start of a UTF-8 sequence cut by the end of the previous chunk.
     utf8_tail: Vec<u8>,
+    /// The prefix learned from the last traceback line that showed one.
+    learned: Option<prefix::Learned>,
 }
 
 impl Default for Scanner {
@@ -162,6 +165,7 @@ impl Scanner {
             first_host_seen: false,
             last_long_line: None,
             utf8_tail: Vec::new(),
+            learned: None,
         }
     }
 
@@ -171,6 +175,7 @@ impl Scanner {
         self.kernel_memo = kernel::Memo::default();
         self.raw_memo.forget();
         self.cell = Some(index);
+        self.learned = None;
         self.exec = execution_count;
         self.output = None;
         self.line = 1;
@@ -181,6 +186,7 @@ impl Scanner {
     pub fn begin_output(&mut self, index: u32) {
         self.end_block();
         self.output = Some(index);
+        self.learned = None;
     }
 
     /// Records a cell's source (for `CUDA_LAUNCH_BLOCKING` and import order).
@@ -564,6 +570,9 @@ impl Scanner {
                 self.kernel_memo = memo;
             }
             let single = parsed.len() == 1 && self.kernel_memo.is_set() && plain();
+            // What the records leave of the line: a host error or a traceback glued to them.
+            let (first, last) = (parsed[0].start, parsed[parsed.len() - 1].end);
+            let outside = [&norm[..first], &norm[last..]];
             for p in parsed {
                 let first = self.facts.sites.is_empty();
                 let site = self.kernel_hit(p, quote, loc, None);
@@ -577,9 +586,28 @@ impl Scanner {
                     self.after.push((Target::Kernel, facts::CONTEXT));
                 }
             }
+            for rest in outside {
+                if self.kw.find(rest.as_bytes()).is_some() {
+                    self.lines_stage(buf, ls, rest, rest, loc, tail);
+                }
+            }
             return;
         }
+        self.lines_stage(buf, ls, stripped, seg, loc, tail);
+    }
 
+    /// The traceback and host-error readers and the notes, on a line (or what kernel records
+    /// left of one) with its prefixes stripped.
+    fn lines_stage(
+        &mut self,
+        buf: &[u8],
+        ls: usize,
+        stripped: &str,
+        seg: &str,
+        loc: Loc,
+        tail: &VecDeque<(u64, usize, Vec<u8>)>,
+    ) {
+        let quote = seg;
         let tbl = self.tb.feed(stripped, loc);
         let ended = self.tb.done.take();
         match tbl {
@@ -622,24 +650,31 @@ impl Scanner {
         self.notes(stripped, seg, loc);
     }
 
-    fn strip_prefix<'a>(&self, s: &'a str) -> &'a str {
-        let mut rest = s;
-        for _ in 0..6 {
-            if !patterns::may_have_prefix(rest) {
-                break;
-            }
-            match self.p.prefix.captures(rest) {
-                Some(c) => {
-                    let m = c.get(0).expect("group 0");
-                    if m.end() == 0 || m.end() == rest.len() {
-                        break;
-                    }
-                    rest = &rest[m.end()..];
-                }
-                None => break,
+    /// `s` without its known prefixes and the one learned from the lines before, learning
+    /// a new one when the line's structure shows where its prefix ends.
+    fn strip_prefix<'a>(&mut self, s: &'a str) -> &'a str {
+        let known = prefix::strip_known(s);
+        if known.contains("Traceback (most recent call last)") || known.contains("File \"") {
+            self.learn_prefix(known);
+        }
+        self.learned.as_ref().and_then(|l| l.strip(known)).unwrap_or(known)
+    }
+
+    fn learn_prefix(&mut self, line: &str) {
+        let at = match line.find("Traceback (most recent call last)") {
+            Some(k) => k,
+            None => match line.find("File \"") {
+                Some(k) if self.p.frame_std.is_match(&line[k..]) => k,
+                _ => return,
+            },
+        };
+        // IPython's header puts the exception's name in front: that is no prefix.
+        let head = line[..at].trim();
+        if at > 0 && self.p.exception_line.captures(head).is_none_or(|c| c.name("msg").is_some()) {
+            if let Some(l) = prefix::Learned::new(&line[..at]) {
+                self.learned = Some(l);
             }
         }
-        rest
     }
 
     fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
@@ -727,7 +762,8 @@ impl Scanner {
                 break;
             }
             let norm = normalise(t);
-            let s = self.strip_prefix(&norm);
+            let known = prefix::strip_known(&norm);
+            let s = self.learned.as_ref().and_then(|l| l.strip(known)).unwrap_or(known);
             let looks_like_code = (s.starts_with(' ') || s.contains('(') || s.contains(" = ") || s.contains("+="))
                 && !s.contains("Assertion")
                 && !s.contains("rror:")

@@ -86,8 +86,6 @@ pub struct Patterns {
     pub levels: Keywords,
     /// The literals of the notes a line may give (`Scanner::notes`): most lines hold none.
     pub notes: Keywords,
-    /// Every literal a host error needs (`host::classify`).
-    pub host_needles: Keywords,
     /// A source line that imports torch (directly or through a library built on it).
     pub imports_torch: Regex,
     /// A source line that uses CUDA (and so initialises it).
@@ -106,18 +104,6 @@ impl Patterns {
         line.contains("CUDA_LAUNCH_BLOCKING")
             && !line.contains("consider passing")
             && self.launch_blocking.is_match(line)
-    }
-}
-
-/// False when `line` cannot start with a prefix `Patterns::prefix` strips: each of its forms
-/// begins with `[`, a digit, `R`/`r` (rank) or a level's initial, or holds `MODEL_LOG` or a
-/// level name. Lets most lines skip the pattern.
-pub fn may_have_prefix(line: &str) -> bool {
-    match line.trim_start().chars().next() {
-        Some('[' | '0'..='9' | 'R' | 'r' | 'I' | 'W' | 'E' | 'F' | 'D' | 'C') => true,
-        // One search for all of them (six substring searches cost the package more).
-        Some(_) => patterns().levels.find(line.as_bytes()).is_some(),
-        None => false,
     }
 }
 
@@ -240,7 +226,6 @@ impl Patterns {
                 "Device-side assertion tracking",
                 "CUDA_LAUNCH_BLOCKING",
             ]),
-            host_needles: super::host::needles(),
             imports_torch: re(
                 r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b",
             ),
@@ -262,7 +247,7 @@ impl Patterns {
 mod tests {
     use super::*;
 
-    /// The gates let through every literal behind them (`Scanner::notes`, `may_have_prefix`).
+    /// The gates let through every literal behind them (`Scanner::notes`, `may_have_known`).
     #[test]
     fn the_gates_let_their_literals_through() {
         let p = patterns();
@@ -277,9 +262,9 @@ mod tests {
         }
         assert!(p.notes.find(b"/x/dist-packages/y.py:3: UserWarning: `a` before `b`").is_none());
         for level in ["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"] {
-            assert!(may_have_prefix(&format!("- {level} x")), "{level}");
+            assert!(super::super::prefix::may_have_known(p, &format!("- {level} x")), "{level}");
         }
-        assert!(!may_have_prefix("/x/dist-packages/y.py:3: UserWarning: step"));
+        assert!(!super::super::prefix::may_have_known(p, "/x/dist-packages/y.py:3: UserWarning: step"));
     }
 
     #[test]
@@ -321,7 +306,7 @@ mod tests {
         for l in &lines {
             if p.prefix.find(l).is_some_and(|m| m.end() > 0) {
                 matched += 1;
-                assert!(may_have_prefix(l), "the gate hides the prefix of {l:?}");
+                assert!(super::super::prefix::may_have_known(p, l), "the gate hides the prefix of {l:?}");
             }
         }
         assert!(matched > 20, "{matched}");

@@ -1,0 +1,164 @@
+//! The prefixes launchers, loggers and terminals put in front of every line (`[rank3]: `,
+//! `(pid=812) `, `worker-0: `, `trainer-1  | `, `Mar 01 10:00:01 host python3[2211]: `, an
+//! ISO-8601 time, a line number), taken off so that the traceback reader sees a bare
+//! traceback.
+//!
+//! Two ways, one after the other:
+//! - [`strip_known`]: the forms of `Patterns::prefix` (ranks, timestamps, logger levels), which
+//!   stand alone on any line;
+//! - [`Learned`]: any other prefix, learned from a line whose structure shows where the prefix
+//!   ends (a traceback header or frame line that does not start the line) and then taken off
+//!   every following line that starts the same way. "The same way" ignores the digits that
+//!   change from line to line (times, pids, ranks, line numbers) and the width of inner runs of
+//!   spaces.
+
+use super::context::{judge, Context};
+use super::patterns::{patterns, Patterns};
+
+/// Takes the known prefixes off `s` (up to six, nested).
+pub fn strip_known(s: &str) -> &str {
+    let p = patterns();
+    let mut rest = s;
+    for _ in 0..6 {
+        if !may_have_known(p, rest) {
+            break;
+        }
+        match p.prefix.find(rest) {
+            Some(m) if m.end() > 0 && m.end() < rest.len() => rest = &rest[m.end()..],
+            _ => break,
+        }
+    }
+    rest
+}
+
+/// False when `line` cannot start with a prefix `Patterns::prefix` strips: each of its forms
+/// begins with `[`, a digit, `R`/`r` (rank) or a level's initial, or holds `MODEL_LOG` or a
+/// level name. Lets most lines skip the pattern.
+pub fn may_have_known(p: &Patterns, line: &str) -> bool {
+    match line.trim_start().chars().next() {
+        Some('[' | '0'..='9' | 'R' | 'r' | 'I' | 'W' | 'E' | 'F' | 'D' | 'C') => true,
+        // One search for all of them (six substring searches cost the package more).
+        Some(_) => p.levels.find(line.as_bytes()).is_some(),
+        None => false,
+    }
+}
+
+/// The longest prefix learned.
+const MAX_LEARNED: usize = 160;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    /// One or more ASCII digits.
+    Digits,
+    /// One or more spaces.
+    Spaces,
+    Byte(u8),
+}
+
+/// A prefix learned from one line, to take off the lines that follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Learned {
+    toks: Vec<Tok>,
+    /// Spaces that end the prefix: up to this many are taken (the rest is indentation).
+    trailing: usize,
+}
+
+impl Learned {
+    /// Learns `prefix`, the text in front of a traceback's structure on a line; `None` when
+    /// it is no prefix (empty, long, or words that quote rather than print).
+    pub fn new(prefix: &str) -> Option<Learned> {
+        let body = prefix.trim_end_matches(' ');
+        if body.trim().is_empty() || prefix.len() > MAX_LEARNED || judge(prefix, "") == Context::Quoted {
+            return None;
+        }
+        let mut toks = Vec::new();
+        for &b in body.as_bytes() {
+            let t = match b {
+                b'0'..=b'9' => Tok::Digits,
+                b' ' => Tok::Spaces,
+                b => Tok::Byte(b),
+            };
+            if !(matches!(t, Tok::Digits | Tok::Spaces) && toks.last() == Some(&t)) {
+                toks.push(t);
+            }
+        }
+        Some(Learned { toks, trailing: prefix.len() - body.len() })
+    }
+
+    /// `line` without the prefix, when it starts with it.
+    pub fn strip<'a>(&self, line: &'a str) -> Option<&'a str> {
+        let b = line.as_bytes();
+        let mut i = 0;
+        let run = |i: &mut usize, f: fn(u8) -> bool| {
+            let j = *i;
+            while *i < b.len() && f(b[*i]) {
+                *i += 1;
+            }
+            *i > j
+        };
+        for t in &self.toks {
+            let ok = match *t {
+                Tok::Digits => run(&mut i, |c| c.is_ascii_digit()),
+                Tok::Spaces => run(&mut i, |c| c == b' '),
+                Tok::Byte(c) => {
+                    let ok = b.get(i) == Some(&c);
+                    i += 1;
+                    ok
+                }
+            };
+            if !ok {
+                return None;
+            }
+        }
+        let mut k = 0;
+        while k < self.trailing && b.get(i) == Some(&b' ') {
+            i += 1;
+            k += 1;
+        }
+        // The prefix was learned from whole characters, so `i` ends one.
+        line.get(i..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_prefixes_nest() {
+        assert_eq!(strip_known("[rank0]: 2024-01-02 10:11:12,345 [ERROR] RuntimeError: x"), "RuntimeError: x");
+        assert_eq!(strip_known("RuntimeError: x"), "RuntimeError: x");
+    }
+
+    #[test]
+    fn a_learned_prefix_ignores_digits_and_keeps_indentation() {
+        let l = Learned::new("Mar 01 10:00:01 gpu-box python3[2211]: ").unwrap();
+        assert_eq!(
+            l.strip("Mar 01 10:00:02 gpu-box python3[2211]:   File \"x.py\", line 3"),
+            Some("  File \"x.py\", line 3")
+        );
+        assert_eq!(l.strip("Mar 11 10:00:02 gpu-box python3[13]: RuntimeError: y"), Some("RuntimeError: y"));
+        assert_eq!(l.strip("Mar 01 10:00:02 other-box python3[2211]: x"), None);
+        // Learned from a frame line, the indentation is part of what was seen: up to that much
+        // is taken, the rest stays.
+        let l = Learned::new("worker-0:   ").unwrap();
+        assert_eq!(l.strip("worker-0: RuntimeError: y"), Some("RuntimeError: y"));
+        assert_eq!(l.strip("worker-0:     loss = f(x)"), Some("  loss = f(x)"));
+        // Padded columns.
+        let l = Learned::new("    99  ").unwrap();
+        assert_eq!(l.strip("   100  Traceback"), Some("Traceback"));
+        let l = Learned::new("[default0]:").unwrap();
+        assert_eq!(l.strip("[default1]:  File \"a.py\""), Some("  File \"a.py\""));
+        let l = Learned::new("训练日志 ").unwrap();
+        assert_eq!(l.strip("训练日志 x"), Some("x"));
+    }
+
+    #[test]
+    fn not_every_text_is_a_prefix() {
+        assert!(Learned::new("").is_none());
+        assert!(Learned::new("   ").is_none());
+        assert!(Learned::new(&"x".repeat(200)).is_none());
+        assert!(Learned::new("print(\"").is_none());
+        assert!(Learned::new("If you see ").is_none());
+    }
+}
