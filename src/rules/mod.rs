@@ -349,16 +349,28 @@ impl RuleSet {
     fn site_table(&self, site: &KernelSite, short: Option<&str>) -> Option<SiteMatch> {
         let file = basename(&site.file).to_ascii_lowercase();
         if let Some(c) = &site.condition {
-            if let Some(cands) = self.sites_by_condition.get(&condition_key(c)) {
+            let key = condition_key(c);
+            // A condition torn by another process's output starts with the real one.
+            let exact = self.sites_by_condition.get(&key);
+            let cands = exact.or_else(|| {
+                let torn =
+                    self.sites_by_condition.0.iter().filter(|(k, _)| k.len() >= 8 && key.starts_with(k.as_str()));
+                torn.max_by_key(|(k, _)| k.len()).map(|(_, v)| v)
+            });
+            if let Some(cands) = cands {
                 let def = |&(r, s): &(usize, usize)| &self.rules[r].sites[s];
                 let same_file: Vec<_> = cands.iter().filter(|c| def(c).file.eq_ignore_ascii_case(&file)).collect();
                 if let Some(&&(r, _)) =
                     same_file.iter().find(|c| short.is_some() && def(c).function == short).or_else(|| same_file.first())
                 {
-                    return Some(SiteMatch { rule: r, strength: SITE_EXACT });
+                    return Some(SiteMatch {
+                        rule: r,
+                        strength: if exact.is_some() { SITE_EXACT } else { SITE_CONDITION },
+                    });
                 }
                 let first = cands[0].0;
-                let strength = if cands.iter().all(|c| c.0 == first) { SITE_CONDITION } else { SITE_FUNCTION };
+                let one_rule = exact.is_some() && cands.iter().all(|c| c.0 == first);
+                let strength = if one_rule { SITE_CONDITION } else { SITE_FUNCTION };
                 return Some(SiteMatch { rule: first, strength });
             }
             return None;

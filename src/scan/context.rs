@@ -170,7 +170,7 @@ fn trailing_name(s: &str) -> &str {
 }
 
 /// `RuntimeError`, `torch.AcceleratorError` and the like: names an exception's repr starts with.
-fn is_exception_name(name: &str) -> bool {
+pub fn is_exception_name(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     ["Error", "Exception", "Warning", "Failure", "Interrupt"].iter().any(|s| last.ends_with(s))
 }

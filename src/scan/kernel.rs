@@ -115,7 +115,7 @@ fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
         // With nothing of its head left, a record must end as the GPU ends it (`failed.`, the
         // end of the line): ``Assertion `x` failed in my helper`` is someone else's words.
         let rest = &norm[m.end()..];
-        let headless = head.thread.is_none() && head.function.is_none() && head.file.is_none();
+        let headless = head.start == m.start() - from;
         if headless && c.name("cond").is_some() && !(rest.starts_with('.') || rest.trim().is_empty()) {
             continue;
         }
@@ -171,12 +171,11 @@ struct Head {
 fn head(text: &str) -> Head {
     let p = patterns();
     let mut h = Head { start: text.len(), file: None, function: None, block: None, thread: None };
-    let ids = p.head_ids.captures(text);
-    if let Some(c) = &ids {
-        h.start = c.get(0).map_or(h.start, |m| m.start());
-        h.block = c.name("block").and_then(|m| triple(m.as_str()));
-        h.thread = c.name("thread").and_then(|m| triple(m.as_str()));
-    }
+    // A head ends in its ids; without them, what stands before the core is not a head.
+    let Some(c) = p.head_ids.captures(text) else { return h };
+    h.start = c.get(0).map_or(h.start, |m| m.start());
+    h.block = c.name("block").and_then(|m| triple(m.as_str()));
+    h.thread = c.name("thread").and_then(|m| triple(m.as_str()));
     let before_ids = &text[..h.start];
     if let Some(c) = p.head_function.captures(before_ids) {
         let f = c["func"].trim();

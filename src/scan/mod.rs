@@ -668,9 +668,15 @@ impl Scanner {
                 _ => return,
             },
         };
-        // IPython's header puts the exception's name in front: that is no prefix.
-        let head = line[..at].trim();
-        if at > 0 && self.p.exception_line.captures(head).is_none_or(|c| c.name("msg").is_some()) {
+        // A rich box's border is no part of the prefix, nor is the exception's name IPython
+        // puts in front of its header.
+        let at = line[..at].find(|c: char| ('\u{2500}'..='\u{257f}').contains(&c)).unwrap_or(at);
+        let head = line[..at].trim_end();
+        let name =
+            head.len() - head.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.').len();
+        let at =
+            if name > 0 && context::is_exception_name(&head[head.len() - name..]) { head.len() - name } else { at };
+        if at > 0 {
             if let Some(l) = prefix::Learned::new(&line[..at]) {
                 self.learned = Some(l);
             }
@@ -912,13 +918,13 @@ impl Scanner {
     /// Reads a line of a `TORCH_USE_CUDA_DSA` report; returns true when it was one.
     fn dsa_line(&mut self, s: &str, seg: &str, loc: Loc) -> bool {
         let t = s.trim();
-        if t.starts_with("Looking for device-side assertion failure information")
+        if t.contains("Looking for device-side assertion failure information")
             || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t))
         {
             self.facts.dsa_report = true;
             return true;
         }
-        if let Some(n) = t.strip_prefix("Assertion failure ") {
+        if let Some(n) = t.find("Assertion failure ").map(|i| &t[i + "Assertion failure ".len()..]) {
             if n.trim().parse::<u32>().is_ok() {
                 self.finish_dsa();
                 self.dsa = Some(Dsa::default());
@@ -952,10 +958,10 @@ impl Scanner {
             }
         }
         if self.dsa.is_some() {
-            if t.starts_with("CPU launch site info")
-                || t.starts_with("[But at least")
-                || t.starts_with("Adjust `C10_CUDA_DSA")
-                || t.starts_with("Launch stacktracing")
+            if t.contains("CPU launch site info")
+                || t.contains("[But at least")
+                || t.contains("Adjust `C10_CUDA_DSA")
+                || t.contains("Launch stacktracing")
             {
                 return true;
             }

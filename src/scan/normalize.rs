@@ -278,14 +278,17 @@ fn strip_markdown_marks(s: &str) -> Option<String> {
     (t != s).then_some(t)
 }
 
-/// Removes the box-drawing borders of `rich` tracebacks (`│ ❱ 162 │ code │`).
+/// Removes the box-drawing borders of `rich` tracebacks (`│ ❱ 162 │ code │`); a prefix in front
+/// of the box (`[rank0]: │ …`) stays.
 fn strip_box(s: &str) -> Option<String> {
-    let t = s.trim();
+    let open = s.find(['│', '┃'])?;
+    let (prefix, t) = s.split_at(open);
+    let t = t.trim();
     let t = t.strip_prefix('│').or_else(|| t.strip_prefix('┃')).unwrap_or(t);
     let t = t.strip_suffix('│').or_else(|| t.strip_suffix('┃')).unwrap_or(t);
     // The inner separator between the line number and the code.
     let t = t.replacen(" │ ", "  ", 1).replacen(" ┃ ", "  ", 1);
-    Some(t.trim_end().to_string())
+    Some(format!("{prefix}{}", t.trim_end()))
 }
 
 /// Cuts `s` to at most `max` bytes on a character boundary.

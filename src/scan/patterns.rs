@@ -150,13 +150,13 @@ impl Patterns {
             ),
             kernel_core: re(r"Assertion\s*(?:failed:\s*`(?P<cond2>[^`\n]*)`|`(?P<cond>[^`\n]*)`\s*failed)"),
             head_ids: re(
-                r"(?:(?:block|global\s+id):\s*\[(?P<block>[^\]\n]*)\],?\s*)?(?:(?:thread|local\s+id):\s*)?\[(?P<thread>[^\]\n]*)\]\s*:?\s*$",
+                r"(?:(?:block|global\s+id):\s*\[(?P<block>[\d,: ]*)\],?\s*)?(?:(?:thread|local\s+id):\s*)?\[(?P<thread>[\d,: ]*\d\s*,\s*\d[\d,: ]*)\]\s*:?\s*$",
             ),
             head_function: re(&format!(r"(?:{KFILE}:(?P<lno>\d+):\s*)?(?P<func>(?:[^:\n]|::)*?)\s*:\s*$")),
             any_file: re(r"[\w.\-+~@/\\]*[\w\-+~@]\.(?:cuh|cu|hip)\b"),
             dsa_found: re(r"(?P<n>\d+) CUDA device-side assertion failures? (?:were|was) found on GPU #(?P<gpu>\d+)"),
             dsa_field: re(
-                r"^\s*(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$",
+                r"(?P<key>GPU assertion failure message|File containing assertion|Device function containing assertion|Thread ID that failed assertion|Block ID that failed assertion|File containing kernel launch|Function containing kernel launch|Name of kernel launched that led to failure|Device that launched kernel|Stream kernel was launched on|Backtrace of kernel launch site)\s*=\s*(?P<value>.*?)\s*$",
             ),
             api_error: re(
                 r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|Cuda|cuda|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) [Ee]rror:\s*(?P<msg>.*)",
@@ -184,7 +184,7 @@ impl Patterns {
             ),
             prefix: re(concat!(
                 r"^(?:",
-                r"(?P<rank>\s*\[(?:[Rr]ank|RANK)\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
+                r"(?P<rank>\s*\[(?:[Rr]ank|RANK|default)\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
                 r"|(?P<log>",
                 r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s?",
                 r"|\d{2}/\d{2}(?:/\d{2,4})?\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s?",
