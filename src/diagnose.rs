@@ -13,6 +13,9 @@ use crate::scan::traceback::{is_library, library_name};
 /// Reports listing more echoes than this keep only the first ones (and the count).
 pub const MAX_ECHOES: usize = 1000;
 
+/// How much of a cause's confidence is kept when the first assert is in a form no reader knows.
+const UNPARSED_CONFIDENCE: f64 = 0.7;
+
 /// The id of the rule used when a device-side assert shows no evidence of its cause.
 pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 
@@ -114,7 +117,12 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
             confidence: 0.0,
             evidence: Vec::new(),
         });
-        cause_from(decision, first_kernel.as_ref(), lang)
+        let mut cause = cause_from(decision, first_kernel.as_ref(), lang);
+        if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
+            // The first assert's own form is unknown: so is how far the rest can be trusted.
+            cause.confidence = (cause.confidence * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
+        }
+        cause
     });
 
     let kernel_sites = facts
@@ -540,6 +548,7 @@ fn rule_input<'a>(
                         output: None,
                         execution_count: src.execution_count,
                     },
+                    time: None,
                 };
                 input.code.push((line, loc, weight));
             }
@@ -694,6 +703,14 @@ fn notes(
         if cells.len() > 1 {
             add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &cells.len())]));
         }
+    }
+    if facts.time_reversed {
+        let line = kernel.map(|k| k.loc.at.line).or(host.map(|h| h.loc.at.line)).unwrap_or(0);
+        add("time_reversed", Msg::NoteTimeReversed.fill(lang, &[("line", &line)]));
+    }
+    if let Some(h) = host.filter(|h| kernel.is_none() && h.dialect == crate::scan::host::UNPARSED) {
+        let text = crate::scan::normalize::clip(h.quote.text.trim(), 200);
+        add("unparsed_record", Msg::NoteUnparsedRecord.fill(lang, &[("line", &h.loc.at.line), ("text", &text)]));
     }
     if let (Some(k), Some(h)) = (kernel, host) {
         if k.loc.order > h.loc.order && raised.is_some_and(|r| !r.frames.is_empty()) {

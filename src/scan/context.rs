@@ -192,7 +192,8 @@ fn after_is_definition(after: &str) -> bool {
 /// semicolon; an ASCII one only when a space or the end follows, so paths and numbers stay
 /// whole), and whether it is a question mark.
 fn clause_end(s: &str, i: usize, c: char) -> Option<bool> {
-    let spaced = || s[i + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace);
+    // Full-width punctuation reaches here made ASCII, with the Chinese text right after it.
+    let spaced = || s[i + c.len_utf8()..].chars().next().is_none_or(|n| n.is_whitespace() || !n.is_ascii());
     match c {
         '？' => Some(true),
         '。' | '！' | '；' | '，' => Some(false),

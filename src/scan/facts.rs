@@ -106,6 +106,8 @@ pub struct Loc {
     pub order: u64,
     /// The public location.
     pub at: Location,
+    /// The time at the start of the line, when it has one (`scan::time`).
+    pub time: Option<u64>,
 }
 
 /// A text quoted from the input.
@@ -139,6 +141,8 @@ pub struct SiteAgg {
     pub block_range: Option<[[u32; 3]; 2]>,
     pub thread_range: Option<[[u32; 3]; 2]>,
     pub last_line: u64,
+    /// The record earliest in time, when the lines carry times and it is not `first`.
+    pub earliest: Option<KernelHit>,
 }
 
 /// The identity of a site: file name, line, function and condition.
@@ -154,6 +158,7 @@ impl SiteAgg {
             threads: IdSet::default(),
             block_range: None,
             thread_range: None,
+            earliest: None,
         };
         let (b, t, line) = (s.first.site.block, s.first.site.thread, s.last_line);
         s.add(b, t, line);
@@ -308,9 +313,57 @@ pub struct Facts {
     pub cells: Vec<CellSource>,
     pub cell_count: Option<u32>,
     pub stats: Stats,
+    /// Steps from one timed line to the next that went back and forward in time.
+    pub time_steps: (u32, u32),
+    /// The lines' times run backwards (newest first): run order is time order, and
+    /// [`Facts::reverse_time`] has been applied.
+    pub time_reversed: bool,
 }
 
 impl Facts {
+    /// True when the lines' times mostly run backwards: a log listed newest first.
+    pub fn runs_backwards(&self) -> bool {
+        let (back, forward) = self.time_steps;
+        back >= 2 && back > 2 * forward
+    }
+
+    /// Makes run order time order in a log listed newest first: every place's order is turned
+    /// around, the host errors listed earliest first, each site's first record is its earliest.
+    /// The context lines around the first findings were read around the wrong ones: dropped.
+    pub fn reverse_time(&mut self, lines: u64) {
+        let flip = |l: &mut Loc| l.order = lines.saturating_sub(l.order);
+        for s in &mut self.sites {
+            if let Some(e) = s.earliest.take() {
+                s.first = e;
+            }
+            flip(&mut s.first.loc);
+        }
+        self.host.iter_mut().for_each(|h| flip(&mut h.loc));
+        self.host.reverse();
+        for tb in &mut self.tracebacks {
+            flip(&mut tb.start);
+            if let Some((_, _, l)) = &mut tb.exception {
+                flip(l);
+            }
+            for f in &mut tb.frames {
+                flip(&mut f.loc);
+                if let Some((_, l)) = &mut f.code {
+                    flip(l);
+                }
+                f.context.iter_mut().for_each(|(_, l)| flip(l));
+            }
+        }
+        self.messages.iter_mut().for_each(|m| flip(&mut m.loc));
+        self.async_notes.iter_mut().for_each(flip);
+        self.launch_blocking.iter_mut().for_each(|m| flip(&mut m.loc));
+        if let Some((_, _, l)) = &mut self.last_exception {
+            flip(l);
+        }
+        self.kernel_context.clear();
+        self.host_context.clear();
+        self.time_reversed = true;
+    }
+
     /// The first kernel record in run order.
     pub fn first_kernel(&self) -> Option<&KernelHit> {
         self.sites.iter().map(|s| &s.first).min_by_key(|h| h.loc.order)

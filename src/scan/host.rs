@@ -79,11 +79,13 @@ fn printed(s: &str, start: usize, end: usize) -> Option<Lead> {
     Some(Lead { exception, what: before.contains("what():") })
 }
 
-/// The first match of `re` in `s` that was printed: its captures and lead.
+/// The first match of `re` in `s` that was printed: its captures and lead. The words after
+/// the error count from its message on (a form's `msg` group runs to the end of the line).
 fn first_printed<'s>(re: &Regex, s: &'s str) -> Option<(crate::re::Captures<'s>, Lead)> {
     re.captures_iter(s).find_map(|c| {
         let m = c.get(0)?;
-        printed(s, m.start(), m.end()).map(|lead| (c, lead))
+        let after = c.name("msg").map_or(m.end(), |g| g.start());
+        printed(s, m.start(), after).map(|lead| (c, lead))
     })
 }
 

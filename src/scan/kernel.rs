@@ -176,6 +176,11 @@ fn head(text: &str) -> Head {
     h.start = c.get(0).map_or(h.start, |m| m.start());
     h.block = c.name("block").and_then(|m| triple(m.as_str()));
     h.thread = c.name("thread").and_then(|m| triple(m.as_str()));
+    // Only a whole `block: [..], thread: [..]` has its function in front of it; a cut
+    // fragment (`ad: [47,0,0]`) has the debris of a word there.
+    if h.block.is_none() && c.name("block").is_none() {
+        return h;
+    }
     let before_ids = &text[..h.start];
     if let Some(c) = p.head_function.captures(before_ids) {
         let f = c["func"].trim();

@@ -20,6 +20,7 @@ pub mod keywords;
 pub mod normalize;
 pub mod patterns;
 pub mod prefix;
+pub mod time;
 pub mod traceback;
 
 use crate::report::{KernelSite, Location};
@@ -133,6 +134,9 @@ pub struct Scanner {
     utf8_tail: Vec<u8>,
     /// The prefix learned from the last traceback line that showed one.
     learned: Option<prefix::Learned>,
+    /// The time of the line being read, and of the last timed line before it.
+    time: Option<u64>,
+    last_time: Option<u64>,
 }
 
 impl Default for Scanner {
@@ -166,6 +170,8 @@ impl Scanner {
             last_long_line: None,
             utf8_tail: Vec::new(),
             learned: None,
+            time: None,
+            last_time: None,
         }
     }
 
@@ -281,7 +287,28 @@ impl Scanner {
         }
         self.end_block();
         self.facts.stats.lines = self.order;
+        // A log listed newest first (a cloud console's export): the first assert is the
+        // earliest in time. Notebooks run in their cells' order.
+        if self.facts.cells.is_empty() && self.cell.is_none() && self.facts.runs_backwards() {
+            self.facts.reverse_time(self.order);
+        }
         self.facts
+    }
+
+    /// Reads the time at the start of a line and counts the step from the last timed line.
+    fn read_time(&mut self, display: &str) {
+        self.time = time::parse(display);
+        if let (Some(t), Some(last)) = (self.time, self.last_time) {
+            let steps = &mut self.facts.time_steps;
+            if t < last {
+                steps.0 += 1;
+            } else if t > last {
+                steps.1 += 1;
+            }
+        }
+        if self.time.is_some() {
+            self.last_time = self.time;
+        }
     }
 
     fn flush_long_carry(&mut self) {
@@ -368,6 +395,7 @@ impl Scanner {
         Loc {
             order: self.order,
             at: Location { line: self.line, cell: self.cell, output: self.output, execution_count: self.exec },
+            time: self.time,
         }
     }
 
@@ -507,6 +535,7 @@ impl Scanner {
         let decoded = String::from_utf8_lossy(raw);
         let display = strip_escapes(&decoded);
         let display: &str = &display;
+        self.read_time(display);
         let loc = self.loc();
         self.capture_after(loc.at.line, display);
         if self.wrap.is_some() && self.continue_wrap(display, loc) {
@@ -611,6 +640,9 @@ impl Scanner {
         let tbl = self.tb.feed(stripped, loc);
         let ended = self.tb.done.take();
         match tbl {
+            // A code line may hold a device-side assert that was printed into it (the repr of
+            // a local variable in a rich traceback): the host reader judges it.
+            TbLine::Code if stripped.contains("device-side assert") => {}
             TbLine::Header | TbLine::Chain | TbLine::Frame | TbLine::Code | TbLine::Decoration => {
                 if let Some(tb) = ended {
                     self.store_traceback(tb);
@@ -715,7 +747,20 @@ impl Scanner {
             p.site.condition.as_deref().map(condition_key),
         );
         if let Some(i) = self.facts.site_keys.iter().position(|k| *k == key) {
-            self.facts.sites[i].add(p.site.block, p.site.thread, loc.at.line);
+            let s = &mut self.facts.sites[i];
+            s.add(p.site.block, p.site.thread, loc.at.line);
+            // In a log whose times may run backwards, the earliest record is kept too.
+            let earliest = s.earliest.as_ref().map_or(s.first.loc.time, |e| e.loc.time);
+            if loc.time.is_some_and(|t| earliest.is_some_and(|e| t < e)) {
+                let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
+                s.earliest = Some(KernelHit {
+                    loc,
+                    end_line,
+                    quote: quote(text, at, at + 200),
+                    dialect: p.dialect,
+                    site: p.site,
+                });
+            }
             return Some(i);
         }
         if self.facts.sites.len() >= MAX_SITES {
