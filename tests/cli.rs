@@ -232,6 +232,22 @@ fn a_50_mb_single_line_is_read_without_trouble() {
     assert!(started.elapsed().as_secs() < 120);
 }
 
+/// The same line ending in a record that lost its head: read by its core.
+#[test]
+fn a_50_mb_single_line_ending_in_a_bare_record_is_reported() {
+    let mut line = Vec::with_capacity(50 << 20);
+    while line.len() < 50 << 20 {
+        line.extend_from_slice(b"0.123 loss 4.56 |#####| it/s ");
+    }
+    line.extend_from_slice(b"Assertion `t >= 0 && t < n_classes` failed.\n");
+    let out = run_stdin(&["--json"], &line);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["first_assert"]["kind"], "kernel_assert");
+    assert_eq!(v["first_assert"]["site"]["condition"], "t >= 0 && t < n_classes");
+    assert_eq!(v["cause"]["category"], "invalid_label");
+}
+
 /// Waits for one child and returns its exit code and peak resident memory in KiB. (Other
 /// tests spawn children in parallel, so process-wide `RUSAGE_CHILDREN` would mix them up.)
 fn wait_with_rss(child: std::process::Child) -> (i32, i64) {

@@ -141,6 +141,11 @@ fn quoted_records_are_not_output() {
             format!("logger.warning('known issue, fixed in 2.1: {line}')"),
             format!("If you see `{line}`, your labels are out of range."),
             format!("assert ok, \"{line}\""),
+            format!("    raise RuntimeError(\"{line}\")"),
+            format!(">>> '{line}'"),
+            format!("How do I fix `{line}`?"),
+            format!("`{line}` usually means a class label is out of range."),
+            format!("如果看到 `{line}`，说明标签越界。"),
         ] {
             let r = report(&format!("epoch 1: loss 0.31\n{quoted}\nepoch 2: loss 0.28\n"));
             if r.verdict != Verdict::Clean {

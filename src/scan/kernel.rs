@@ -155,7 +155,7 @@ fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
         });
     }
     out.extend(found);
-    out.sort_by_key(|r| r.start);
+    crate::order::sort_by_key(out, |r| (r.start as u64, 0));
 }
 
 /// What is left of a record's head in the text before its core.

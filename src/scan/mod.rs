@@ -134,8 +134,7 @@ pub struct Scanner {
     utf8_tail: Vec<u8>,
     /// The prefix learned from the last traceback line that showed one.
     learned: Option<prefix::Learned>,
-    /// The time of the line being read, and of the last timed line before it.
-    time: Option<u64>,
+    /// The time of the last timed finding.
     last_time: Option<u64>,
 }
 
@@ -170,7 +169,6 @@ impl Scanner {
             last_long_line: None,
             utf8_tail: Vec::new(),
             learned: None,
-            time: None,
             last_time: None,
         }
     }
@@ -295,10 +293,11 @@ impl Scanner {
         self.facts
     }
 
-    /// Reads the time at the start of a line and counts the step from the last timed line.
-    fn read_time(&mut self, display: &str) {
-        self.time = time::parse(display);
-        if let (Some(t), Some(last)) = (self.time, self.last_time) {
+    /// The time at the start of a line that holds a finding, counting the step from the last
+    /// timed finding (only findings are timed: they are what "first" is about).
+    fn read_time(&mut self, line: &str) -> Option<u64> {
+        let t = time::parse(line);
+        if let (Some(t), Some(last)) = (t, self.last_time) {
             let steps = &mut self.facts.time_steps;
             if t < last {
                 steps.0 += 1;
@@ -306,9 +305,10 @@ impl Scanner {
                 steps.1 += 1;
             }
         }
-        if self.time.is_some() {
-            self.last_time = self.time;
+        if t.is_some() {
+            self.last_time = t;
         }
+        t
     }
 
     fn flush_long_carry(&mut self) {
@@ -395,7 +395,7 @@ impl Scanner {
         Loc {
             order: self.order,
             at: Location { line: self.line, cell: self.cell, output: self.output, execution_count: self.exec },
-            time: self.time,
+            time: None,
         }
     }
 
@@ -535,7 +535,6 @@ impl Scanner {
         let decoded = String::from_utf8_lossy(raw);
         let display = strip_escapes(&decoded);
         let display: &str = &display;
-        self.read_time(display);
         let loc = self.loc();
         self.capture_after(loc.at.line, display);
         if self.wrap.is_some() && self.continue_wrap(display, loc) {
@@ -686,7 +685,7 @@ impl Scanner {
     /// a new one when the line's structure shows where its prefix ends.
     fn strip_prefix<'a>(&mut self, s: &'a str) -> &'a str {
         let known = prefix::strip_known(s);
-        if known.contains("Traceback (most recent call last)") || known.contains("File \"") {
+        if self.p.tb_anchors.find(known.as_bytes()).is_some() {
             self.learn_prefix(known);
         }
         self.learned.as_ref().and_then(|l| l.strip(known)).unwrap_or(known)
@@ -738,8 +737,9 @@ impl Scanner {
     }
 
     /// Counts a record into its site; returns the site's index (`None` past [`MAX_SITES`]).
-    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, loc: Loc, end_line: Option<u64>) -> Option<usize> {
+    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, mut loc: Loc, end_line: Option<u64>) -> Option<usize> {
         self.facts.kernel_records += 1;
+        loc.time = self.read_time(text);
         let key: SiteKey = (
             kernel::basename(&p.site.file).to_ascii_lowercase(),
             p.site.line,
@@ -773,8 +773,9 @@ impl Scanner {
         Some(self.facts.sites.len() - 1)
     }
 
-    fn host_hit(&mut self, h: host::Parsed, text: &str, stripped: &str, loc: Loc, traceback: Option<usize>) {
+    fn host_hit(&mut self, h: host::Parsed, text: &str, stripped: &str, mut loc: Loc, traceback: Option<usize>) {
         self.facts.host_total += 1;
+        loc.time = self.read_time(text);
         if self.facts.host.len() >= MAX_HOST {
             return;
         }
@@ -963,6 +964,10 @@ impl Scanner {
     /// Reads a line of a `TORCH_USE_CUDA_DSA` report; returns true when it was one.
     fn dsa_line(&mut self, s: &str, seg: &str, loc: Loc) -> bool {
         let t = s.trim();
+        // Every line of a report holds `ssertion` until a record has started.
+        if self.dsa.is_none() && memchr::memmem::find(t.as_bytes(), b"ssertion").is_none() {
+            return false;
+        }
         if t.contains("Looking for device-side assertion failure information")
             || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t))
         {

@@ -84,6 +84,8 @@ pub struct Patterns {
     pub launch_blocking: Regex,
     /// The level names a logger prefix may hold past its first character.
     pub levels: Keywords,
+    /// What shows where a traceback line's prefix ends: its header, a frame's `File "`.
+    pub tb_anchors: Keywords,
     /// The literals of the notes a line may give (`Scanner::notes`): most lines hold none.
     pub notes: Keywords,
     /// A source line that imports torch (directly or through a library built on it).
@@ -220,6 +222,7 @@ impl Patterns {
                 r#"|(?:^|[\s;&(!])(?:export\s+|set\s+|\$env:)?CUDA_LAUNCH_BLOCKING\s*=\s*['"]?1['"]?(?:\s+\S|\s*$)"#
             )),
             levels: Keywords::new(&["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"]),
+            tb_anchors: Keywords::new(&["Traceback (most recent call last)", "File \""]),
             notes: Keywords::new(&[
                 "asynchronously reported",
                 "TORCH_USE_",
