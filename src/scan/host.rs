@@ -34,6 +34,7 @@ const BRANCH_NEEDLES: &[&str] = &[
     "Watchdog caught",
     "HSA_STATUS_ERROR",
     "device-side assert",
+    "设备",
 ];
 
 /// Errors of the CUDA setup that Python raises itself, with no CUDA error code.
@@ -198,6 +199,13 @@ pub fn classify(s: &str) -> Option<Parsed> {
     if s.contains("device-side assert") {
         if let Some((c, lead)) = first_printed(&p.assert_core, s) {
             return Some(found(&c, lead, HostKind::DeviceAssert, UNPARSED));
+        }
+    }
+    // A browser's machine translation of the host line (`CUDA 错误：触发了设备端断言`); the
+    // translated words for "assert" reach here as ` Assertion` (`normalize`).
+    if s.contains("设备") {
+        if let Some((c, lead)) = first_printed(&p.assert_core_zh, s) {
+            return Some(found(&c, lead, HostKind::DeviceAssert, "translated"));
         }
     }
     None
@@ -378,6 +386,7 @@ mod tests {
             "RuntimeError: hipErrorAssert",
             "│   <repr-error 'CUDA error: device-side assert            │ │",
             "训练到一半报错：RuntimeError: CUDA error: device-side assert triggered",
+            "运行时错误：CUDA 错误：触发了设备端 Assertion",
             "I think the CUDA error: device-side assert triggered comes from my labels",
         ] {
             assert_eq!(kind(s), Some(HostKind::DeviceAssert), "{s}");

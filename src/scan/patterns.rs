@@ -45,6 +45,8 @@ pub struct Patterns {
     /// The core of a device-side assert in any shape: `device-side assert` not followed by
     /// `ion` or `s` (`device-side assertions` is PyTorch's advice, not an error).
     pub assert_core: Regex,
+    /// The same, machine-translated into Chinese (`设备端断言`, once normalised).
+    pub assert_core_zh: Regex,
     /// `copy_if failed to synchronize: device-side assert triggered`
     pub sync_failed: Regex,
     /// `CUDA warning: ...` (teardown warnings after an assert).
@@ -167,6 +169,7 @@ impl Patterns {
             cuda_failure: re(r"Cuda failure (?:(?P<code>\d+) )?'(?P<msg>[^'\n]*)'?"),
             error_name: re(r"\b(?P<name>cudaError\w*|hipError\w*|CUDA_ERROR_[A-Z_]+)"),
             assert_core: re(r"[Dd]evice-side [Aa]ssert(?:[^a-zA-Z]|$)"),
+            assert_core_zh: re(r"设备[端侧]的?\s*Assertion"),
             runtime_code: re(r"(?:cuda|CUDA|Cuda|hip|HIP) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
             thcudacheck: re(
                 r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)",
