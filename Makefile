@@ -32,7 +32,7 @@ serve: web
 
 test: tools
 	$(CARGO) test --locked
-	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --test web
+	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --features embedded-texts --test web
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
 	cd $(E2E) && node --test

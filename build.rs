@@ -186,10 +186,18 @@ fn main() {
     println!("cargo:rerun-if-changed=i18n/messages.toml");
     println!("cargo:rerun-if-changed=src/rules/needles.rs");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
-    let rules = compile_rules(Path::new("rules"));
-    std::fs::write(Path::new(&out).join("rules.rs"), rules).expect("write rules.rs");
-    let messages = compile_messages(Path::new("i18n/messages.toml"));
-    std::fs::write(Path::new(&out).join("messages.rs"), messages).expect("write messages.rs");
+    let out = Path::new(&out);
+    let mut texts = Vec::new();
+    let rules = compile_rules(Path::new("rules"), &mut texts);
+    std::fs::write(out.join("rules.rs"), rules).expect("write rules.rs");
+    let table = read_messages(Path::new("i18n/messages.toml"));
+    std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))
+        .expect("write messages.rs");
+    for lang in ["en", "zh"] {
+        for (web, name) in [(false, format!("catalogue.{lang}.json")), (true, format!("catalogue-web.{lang}.json"))] {
+            std::fs::write(out.join(name), catalogue(lang, &table, &texts, web)).expect("write a catalogue");
+        }
+    }
 }
 
 fn fail(msg: String) -> ! {
@@ -198,7 +206,28 @@ fn fail(msg: String) -> ! {
     panic!("\n\nfirst-assert data error: {msg}\n\n");
 }
 
-fn compile_rules(dir: &Path) -> String {
+/// A rule's texts in one language, in the catalogue's field order.
+type RuleTexts = [String; 6];
+
+/// A rule's ops and its sites' ops (the same in every language; the catalogue carries them so
+/// that the WebAssembly package need not).
+type RuleOps = (Vec<String>, Vec<String>);
+/// The catalogue's field names for a rule's texts, in that order.
+const RULE_FIELDS: [&str; 6] = ["title", "summary", "why", "fix", "check", "snippet"];
+
+fn rule_texts(t: &Text) -> RuleTexts {
+    [
+        t.title.trim().to_string(),
+        t.summary.trim().to_string(),
+        t.why.trim().to_string(),
+        t.fix.trim().to_string(),
+        t.check.trim().to_string(),
+        t.snippet.trim_matches('\n').to_string(),
+    ]
+}
+
+/// Compiles the rules into Rust tables; their texts go to the catalogue: (id, en, zh) each.
+fn compile_rules(dir: &Path, texts: &mut Vec<(String, RuleTexts, RuleTexts, RuleOps)>) -> String {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", dir.display())))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -220,7 +249,9 @@ fn compile_rules(dir: &Path) -> String {
         if ids.insert(rule.id.clone(), ()).is_some() {
             fail(format!("duplicate rule id `{}`", rule.id));
         }
-        emit_rule(&mut code, path, &rule);
+        emit_rule(&mut code, path, texts.len(), &rule);
+        let site_ops = rule.site.iter().map(|s| s.op.clone().unwrap_or_default()).collect();
+        texts.push((rule.id.clone(), rule_texts(&rule.en), rule_texts(&rule.zh), (rule.ops.clone(), site_ops)));
     }
     code.push_str("];\n");
     code
@@ -245,20 +276,21 @@ fn opt(s: &Option<String>) -> String {
     }
 }
 
-fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
+fn emit_rule(code: &mut String, path: &Path, index: usize, r: &RuleFile) {
     let cat = category_variant(path, &r.category);
     if !(0.0..=1.0).contains(&r.confidence) {
         fail(format!("{}: confidence must be within 0..1", path.display()));
     }
     let _ = writeln!(code, "  RuleDef {{");
+    let _ = writeln!(code, "    index: {index},");
     let _ = writeln!(code, "    id: {},", lit(&r.id));
-    let _ = writeln!(code, "    path: {},", lit(&path.display().to_string()));
+    let _ = writeln!(code, "    path: native({}),", lit(&path.display().to_string()));
     let _ = writeln!(code, "    category: Category::{cat},");
     let _ = writeln!(code, "    confidence: {:?},", r.confidence as f32);
     let _ = writeln!(code, "    priority: {},", r.priority);
     let _ = writeln!(code, "    extends: {},", opt(&r.extends));
     let ops: Vec<String> = r.ops.iter().map(|o| lit(o)).collect();
-    let _ = writeln!(code, "    ops: &[{}],", ops.join(", "));
+    let _ = writeln!(code, "    ops: native_list(&[{}]),", ops.join(", "));
     let _ = writeln!(code, "    sites: &[");
     for s in &r.site {
         if s.condition.is_none() && s.function.is_none() {
@@ -266,7 +298,7 @@ fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
         }
         let _ = writeln!(
             code,
-            "      SiteDef {{ file: {}, function: {}, condition: {}, op: {} }},",
+            "      SiteDef {{ file: {}, function: {}, condition: {}, op: native_opt({}) }},",
             lit(&s.file),
             opt(&s.function),
             opt(&s.condition),
@@ -318,18 +350,6 @@ fn emit_rule(code: &mut String, path: &Path, r: &RuleFile) {
         let _ = writeln!(code, "      &[\n{}      ],", pats.join(""));
     }
     let _ = writeln!(code, "    ],");
-    for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
-        let _ = writeln!(
-            code,
-            "    {lang}: TextDef {{ title: {}, summary: {}, why: {}, fix: {}, check: {}, snippet: {} }},",
-            lit(t.title.trim()),
-            lit(t.summary.trim()),
-            lit(t.why.trim()),
-            lit(t.fix.trim()),
-            lit(t.check.trim()),
-            lit(t.snippet.trim_matches('\n'))
-        );
-    }
     // Fixtures are for the native tests; the WebAssembly build leaves them out.
     let ex: Vec<String> = r.example.iter().map(|e| lit(&e.text)).collect();
     let _ = writeln!(code, "    examples: fixtures(&[{}]),", ex.join(", "));
@@ -375,14 +395,25 @@ fn camel(key: &str) -> String {
         .collect()
 }
 
-fn compile_messages(path: &Path) -> String {
+/// The command line's (its text report's too) and the rules page's sentences: the WebAssembly
+/// package has no `Msg` for them, and the web catalogue leaves them out.
+fn native_only(key: &str) -> bool {
+    ["cli_", "docs_", "render_"].iter().any(|p| key.starts_with(p))
+}
+
+/// Keys the WebAssembly package has no `Msg` for: the native-only ones, and the page's and its
+/// view's texts, which the page reads from the web catalogue itself.
+fn not_in_package(key: &str) -> bool {
+    native_only(key) || key.starts_with("page_") || key.starts_with("view_")
+}
+
+fn read_messages(path: &Path) -> BTreeMap<String, Message> {
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-    let table: BTreeMap<String, Message> =
-        toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    // The command line's (its text report's too) and the rules page's sentences stay out of the
-    // WebAssembly package.
-    let native_only = |key: &str| ["cli_", "docs_", "render_"].iter().any(|p| key.starts_with(p));
-    let gate = |key: &str| if native_only(key) { "#[cfg(not(target_arch = \"wasm32\"))] " } else { "" };
+    toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())))
+}
+
+fn compile_messages(path: &Path, table: &BTreeMap<String, Message>) -> String {
+    let gate = |key: &str| if not_in_package(key) { "#[cfg(not(target_arch = \"wasm32\"))] " } else { "" };
     let mut code = String::from("// Generated by build.rs from i18n/messages.toml. Do not edit.\n");
     code.push_str("/// A sentence of the user interface; its text comes from `i18n/messages.toml`.\n");
     code.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Msg {\n");
@@ -398,36 +429,72 @@ fn compile_messages(path: &Path) -> String {
             code,
             "    /// Every message, in key order.\n    #[cfg({cfg})]\n    pub const ALL: &'static [Msg] = &["
         );
-        for key in table.keys().filter(|k| keep || !native_only(k)) {
+        for key in table.keys().filter(|k| keep || !not_in_package(k)) {
             let _ = write!(code, "Msg::{}, ", camel(key));
         }
         code.push_str("];\n");
     }
-    // The page's own texts, by key (the package's `messages()` export; the other keys stay out
-    // of the package).
-    code.push_str("\n    /// The page's texts (`page_*`) with their keys.\n    pub const PAGE: &'static [(Msg, &'static str)] = &[");
-    for key in table.keys().filter(|k| k.starts_with("page_")) {
-        let _ = write!(code, "(Msg::{}, {}), ", camel(key), lit(key));
-    }
-    code.push_str("];\n");
-    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    #[cfg(not(target_arch = \"wasm32\"))]\n    pub fn key(self) -> &'static str {\n        match self {\n");
+    code.push_str("\n    /// The message's place in [`Msg::ALL`].\n    pub fn index(self) -> usize {\n        self as usize\n    }\n");
+    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    pub fn key(self) -> &'static str {\n        match self {\n");
     for key in table.keys() {
         let _ = writeln!(code, "            {}Msg::{} => {},", gate(key), camel(key), lit(key));
     }
-    code.push_str("        }\n    }\n\n    pub(crate) fn texts(self) -> [&'static str; 2] {\n        match self {\n");
-    for (key, m) in &table {
+    code.push_str("        }\n    }\n}\n");
+    for (key, m) in table {
         if m.en.trim().is_empty() || m.zh.trim().is_empty() {
             fail(format!("{}: message `{key}` needs both en and zh", path.display()));
         }
-        let _ = writeln!(
-            code,
-            "            {}Msg::{} => [{}, {}],",
-            gate(key),
-            camel(key),
-            lit(m.en.trim_end_matches('\n')),
-            lit(m.zh.trim_end_matches('\n'))
-        );
     }
-    code.push_str("        }\n    }\n}\n");
     code
+}
+
+/// A JSON string literal.
+fn json(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The catalogue of one language (`src/catalogue.rs` reads it): every message by key and
+/// every rule's texts by rule id. `web` leaves out the command line's and the rules page's
+/// messages, which the WebAssembly package never shows.
+fn catalogue(
+    lang: &str,
+    messages: &BTreeMap<String, Message>,
+    rules: &[(String, RuleTexts, RuleTexts, RuleOps)],
+    web: bool,
+) -> String {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let mut out =
+        format!("{{\n\"schema\": 1,\n\"lang\": {},\n\"version\": {},\n\"messages\": {{", json(lang), json(&version));
+    let keys = messages.iter().filter(|(k, _)| !(web && native_only(k)));
+    for (i, (key, m)) in keys.enumerate() {
+        let text = if lang == "en" { &m.en } else { &m.zh };
+        let _ = write!(out, "{}\n{}: {}", if i == 0 { "" } else { "," }, json(key), json(text.trim_end_matches('\n')));
+    }
+    out.push_str("\n},\n\"rules\": {");
+    for (i, (id, en, zh, (ops, site_ops))) in rules.iter().enumerate() {
+        let t = if lang == "en" { en } else { zh };
+        let mut fields: Vec<String> =
+            RULE_FIELDS.iter().zip(t).map(|(f, v)| format!("{}: {}", json(f), json(v))).collect();
+        let list = |v: &[String]| v.iter().map(|s| json(s)).collect::<Vec<_>>().join(", ");
+        fields.push(format!("\"ops\": [{}], \"site_ops\": [{}]", list(ops), list(site_ops)));
+        let _ = write!(out, "{}\n{}: {{{}}}", if i == 0 { "" } else { "," }, json(id), fields.join(", "));
+    }
+    out.push_str("\n}\n}\n");
+    out
 }

@@ -13,7 +13,7 @@ const www = path.join(root, "www");
 const out = path.join(root, "dist/extension");
 
 const version = /^version\s*=\s*"([^"]+)"/m.exec(readFileSync(path.join(root, "Cargo.toml"), "utf8"))[1];
-for (const f of ["first_assert.js", "first_assert_bg.wasm"]) {
+for (const f of ["first_assert.js", "first_assert_bg.wasm", "first-assert.en.json", "first-assert.zh.json"]) {
   try {
     statSync(path.join(www, "pkg", f));
   } catch {
@@ -31,7 +31,7 @@ for (const f of ["background.js", "content.js", "frame.js", "options.html", "opt
   cpSync(path.join(www, "extension", f), path.join(out, f));
 }
 cpSync(path.join(www, "adapters/adapters.js"), path.join(out, "adapters/adapters.js"));
-for (const f of ["index.html", "app.js", "protocol.js", "style.css", "rules.html", "rules.js", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"]) {
+for (const f of ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "rules.html", "rules.js", "pkg/first_assert.js", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
 cpSync(path.join(www, "demo"), path.join(out, "page/demo"), { recursive: true });

@@ -35,12 +35,15 @@ cat > "$out/package.json" <<JSON
     ".": { "types": "./first_assert.d.ts", "default": "./first_assert.js" },
     "./first_assert_bg.wasm": "./first_assert_bg.wasm"
   },
-  "files": ["first_assert_bg.wasm", "first_assert_bg.wasm.d.ts", "first_assert.js", "first_assert.d.ts"],
+  "files": ["first_assert_bg.wasm", "first_assert_bg.wasm.d.ts", "first_assert.js", "first_assert.d.ts", "first-assert.en.json", "first-assert.zh.json"],
   "sideEffects": false
 }
 JSON
 
-# The rules page, generated from the rule data (so it cannot drift from the engine).
+# The texts, one catalogue per language beside the package (the package carries none).
+cargo run --release --locked --quiet --example catalogue -- "$out"
+
+# The rules page, generated from the rule data and the same texts (so it cannot drift).
 cargo run --release --locked --quiet --example rules_page > www/rules.html
 
 # The bookmarklet, for the origin the page will be served from (make serve: 127.0.0.1:8000).
@@ -53,3 +56,6 @@ wasm="$out/first_assert_bg.wasm"
 raw=$(stat -c %s "$wasm")
 gz=$(gzip -9 -c "$wasm" | wc -c)
 printf 'make web: %s  %d bytes, %d gzipped (-9)\n' "$wasm" "$raw" "$gz" >&2
+for l in en zh; do
+  printf 'make web: %s  %d bytes, %d gzipped (-9)\n' "$out/first-assert.$l.json" "$(stat -c %s "$out/first-assert.$l.json")" "$(gzip -9 -c "$out/first-assert.$l.json" | wc -c)" >&2
+done

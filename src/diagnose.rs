@@ -560,10 +560,7 @@ fn rule_input<'a>(
 fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     let rs = ruleset();
     let r = &rs.rules[d.rule];
-    let t = match lang {
-        Lang::En => &r.en,
-        Lang::Zh => &r.zh,
-    };
+    let t = r.texts(lang);
     // The op behind the exact site, when the rule lists one (the site with the same function
     // first: several kernels share a condition); else the rule's ops.
     let mut ops: Vec<String> = Vec::new();
@@ -579,15 +576,16 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         let site = r
             .sites
             .iter()
-            .filter(same)
-            .find(|s| s.function.is_some() && s.function == func)
-            .or_else(|| r.sites.iter().find(same));
-        if let Some(op) = site.and_then(|s| s.op) {
-            ops.push(op.to_string());
+            .enumerate()
+            .filter(|(_, s)| same(s))
+            .find(|(_, s)| s.function.is_some() && s.function == func)
+            .or_else(|| r.sites.iter().enumerate().find(|(_, s)| same(s)));
+        if let Some(op) = site.and_then(|(i, _)| t.site_ops.get(i)).filter(|o| !o.is_empty()) {
+            ops.push(op.clone());
         }
     }
     if ops.is_empty() {
-        ops = r.ops.iter().map(|o| o.to_string()).collect();
+        ops = t.ops.to_vec();
     }
     Cause {
         category: r.category,

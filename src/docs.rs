@@ -28,11 +28,8 @@ fn paragraphs(out: &mut String, s: &str) {
     }
 }
 
-fn texts(r: &RuleDef, l: Lang) -> &TextDef {
-    match l {
-        Lang::En => &r.en,
-        Lang::Zh => &r.zh,
-    }
+fn texts(r: &RuleDef, l: Lang) -> TextDef {
+    r.texts(l)
 }
 
 /// The element id of a rule's entry in a language's section (`cid` in English, `zh-cid`).

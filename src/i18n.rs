@@ -1,8 +1,9 @@
 //! The message catalogue: every sentence a user reads, in English and Simplified Chinese.
 //!
 //! The texts live in `i18n/messages.toml`; `build.rs` turns each key into a [`Msg`] variant, so
-//! a missing or misspelt key is a compile error. Rule texts (title, summary, why, fix) live in
-//! the rule files instead, next to the patterns they explain.
+//! a missing or misspelt key is a compile error, and puts the texts in the catalogue documents
+//! ([`crate::catalogue`]). Rule texts (title, summary, why, fix) live in the rule files
+//! instead, next to the patterns they explain.
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
@@ -56,7 +57,7 @@ impl Lang {
 impl Msg {
     /// Returns the message in `lang`, with its `{placeholders}` left as they are.
     pub fn text(self, lang: Lang) -> &'static str {
-        self.texts()[lang.index()]
+        crate::catalogue::message(self, lang)
     }
 
     /// Returns the message in `lang` with each `{name}` replaced by its value.

@@ -23,8 +23,8 @@
 //! notebook's `cells` array is itself a valid cell list.
 
 use crate::i18n::{Lang, Msg};
+use crate::json::{self, Value};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::fmt;
 
 /// Why an input could not be read. The message comes from the catalogue, in either language.
@@ -189,29 +189,51 @@ pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
 pub fn parse_notebook(json: &str) -> Result<Notebook, InputError> {
     let json = json.strip_prefix('\u{feff}').unwrap_or(json);
     read_notebook(json).map_err(|e| {
-        let msg = if e.is_eof() { Msg::ErrTruncated } else { Msg::ErrNotJson };
+        let msg = if e.eof { Msg::ErrTruncated } else { Msg::ErrNotJson };
         InputError::new(msg, &[("detail", &e)])
     })?
 }
 
 /// Reads a notebook or cell list from JSON text in one pass, one cell at a time: each cell is
-/// parsed as a JSON value, turned into a [`Cell`] (its strings moved, not copied) and dropped,
-/// so memory holds the text and the cells, never a value tree of the whole notebook (nbformat
-/// stores outputs as arrays of lines; such a tree takes two to three times the file).
+/// read as a JSON value, turned into a [`Cell`] and dropped, so memory holds the text and the
+/// cells, never a value tree of the whole notebook (nbformat stores outputs as arrays of
+/// lines; such a tree takes two to three times the file).
 ///
 /// The outer error is the JSON's (syntax, nesting); the inner one its shape. Checks come in a
 /// fixed order, whatever the order of the keys: an nbformat 3 notebook, then an old
 /// `nbformat`, then `cells` missing or not an array, then the first cell that is wrong.
-pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, serde_json::Error> {
-    use serde::de::DeserializeSeed;
-    let mut de = serde_json::Deserializer::from_str(json);
-    let top = Level { top: true }.deserialize(&mut de)?;
-    de.end()?;
+pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, json::Error> {
+    let mut r = json::Reader::new(json);
+    let top = if r.at_array() {
+        Shape::Array(cells_of(&mut r)?)
+    } else if r.at_object() {
+        let (mut worksheets, mut nbformat, mut cells) = (false, None, None);
+        r.members(|r, key| {
+            match &*key {
+                "cells" if r.at_array() => cells = Some(Shape::Array(cells_of(r)?)),
+                "cells" => {
+                    r.value()?;
+                    cells = Some(Shape::Other);
+                }
+                "nbformat" => nbformat = Some(r.value()?.as_u64()),
+                k => {
+                    worksheets |= k == "worksheets";
+                    r.value()?;
+                }
+            }
+            Ok(())
+        })?;
+        Shape::Object { worksheets, nbformat, cells: cells.map(Box::new) }
+    } else {
+        r.value()?;
+        Shape::Other
+    };
+    r.end()?;
     Ok(match top {
         Shape::Array(cells) => cells.map(|cells| Notebook { format: "cells", cells }),
         Shape::Object { worksheets, nbformat, cells } => {
             let format = if nbformat.is_some() { "notebook" } else { "cells" };
-            match (worksheets, nbformat.as_ref().and_then(Value::as_u64), cells.map(|c| *c)) {
+            match (worksheets, nbformat.flatten(), cells.map(|c| *c)) {
                 (true, ..) => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)])),
                 (_, Some(n), _) if n < 4 => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)])),
                 (_, _, Some(Shape::Array(cells))) => cells.map(|cells| Notebook { format, cells }),
@@ -230,88 +252,41 @@ pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, serde_j
 enum Shape {
     /// An array of cells (or the first wrong one).
     Array(Result<Vec<Cell>, InputError>),
-    /// At the top, an object with nbformat's keys of interest (the others are skipped).
-    Object { worksheets: bool, nbformat: Option<Value>, cells: Option<Box<Shape>> },
+    /// At the top, an object with nbformat's keys of interest (the others are skipped); its
+    /// `nbformat` as a number when it is one.
+    Object { worksheets: bool, nbformat: Option<Option<u64>>, cells: Option<Box<Shape>> },
     /// Anything else (read and dropped).
     Other,
 }
 
-/// Reads one level (see [`read_notebook`]); one visitor for both, which keeps the WebAssembly
-/// package small (each visitor type is another copy of the JSON parser's dispatch).
-struct Level {
-    top: bool,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Level {
-    type Value = Shape;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Level {
-    type Value = Shape;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a notebook or a cell list")
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Shape, A::Error> {
-        Ok(Shape::Array(cells_of(seq)?))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
-        let (mut worksheets, mut nbformat, mut cells) = (false, None, None);
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "cells" if self.top => cells = Some(Box::new(map.next_value_seed(Level { top: false })?)),
-                "nbformat" if self.top => nbformat = Some(map.next_value::<Value>()?),
-                k => {
-                    worksheets |= self.top && k == "worksheets";
-                    map.next_value::<Value>()?;
-                }
-            }
-        }
-        Ok(if self.top { Shape::Object { worksheets, nbformat, cells } } else { Shape::Other })
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_unit<E>(self) -> Result<Shape, E> {
-        Ok(Shape::Other)
-    }
-}
-
 /// The cells of an array, each read as a value and turned into a [`Cell`] at once; after the
-/// first wrong cell the rest is only skipped.
-fn cells_of<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> Result<Result<Vec<Cell>, InputError>, A::Error> {
+/// first wrong cell the rest is only read.
+fn cells_of(r: &mut json::Reader<'_>) -> Result<Result<Vec<Cell>, InputError>, json::Error> {
     let mut cells = Vec::new();
+    let mut wrong = None;
     let mut pos = 0;
-    while let Some(v) = seq.next_element::<Value>()? {
-        match cell(pos, v) {
-            Ok(c) => cells.push(c),
-            Err(e) => {
-                while seq.next_element::<Value>()?.is_some() {}
-                return Ok(Err(e));
+    r.each(|r| {
+        let v = r.value()?;
+        if wrong.is_none() {
+            match cell(pos, v) {
+                Ok(c) => cells.push(c),
+                Err(e) => wrong = Some(e),
             }
         }
         pos += 1;
-    }
-    Ok(Ok(cells))
+        Ok(())
+    })?;
+    Ok(match wrong {
+        Some(e) => Err(e),
+        None => Ok(cells),
+    })
 }
 
 /// One cell, from its JSON value (`pos` is its place in the list).
-fn cell(pos: usize, c: Value) -> Result<Cell, InputError> {
-    let Value::Object(mut o) = c else { return Err(cell_field(pos, "cells", "object")) };
+fn cell(pos: usize, mut o: Value<'_>) -> Result<Cell, InputError> {
+    if !matches!(o, Value::Obj(_)) {
+        return Err(cell_field(pos, "cells", "object"));
+    }
     let index = match o.get("index") {
         None | Some(Value::Null) => pos as u32,
         Some(i) => i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| cell_field(pos, "index", "number"))?,
@@ -321,11 +296,11 @@ fn cell(pos: usize, c: Value) -> Result<Cell, InputError> {
         Some(n) => Some(n.as_i64().ok_or_else(|| cell_field(pos, "execution_count", "number"))?),
     };
     let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
-    let source = multiline(take(&mut o, "source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
+    let source = multiline(o.take("source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
     let mut outputs = Vec::new();
-    match take(&mut o, "outputs") {
+    match o.take("outputs") {
         None | Some(Value::Null) => {}
-        Some(Value::Array(list)) => {
+        Some(Value::Arr(list)) => {
             for (oi, out) in list.into_iter().enumerate() {
                 let parsed = output(out).map_err(|(field, expected)| {
                     InputError::new(
@@ -343,17 +318,12 @@ fn cell(pos: usize, c: Value) -> Result<Cell, InputError> {
     Ok(Cell { index, execution_count, cell_type, source, outputs })
 }
 
-/// Moves a field's value out of its object (leaving `null`; cheaper than removing it).
-fn take(o: &mut serde_json::Map<String, Value>, key: &str) -> Option<Value> {
-    o.get_mut(key).map(Value::take)
-}
-
 /// nbformat keeps multi-line strings either whole or as a list of lines.
-fn multiline(v: Option<Value>) -> Option<String> {
+fn multiline(v: Option<Value<'_>>) -> Option<String> {
     match v {
         None | Some(Value::Null) => Some(String::new()),
-        Some(Value::String(s)) => Some(s),
-        Some(Value::Array(a)) => {
+        Some(Value::Str(s)) => Some(s.into_owned()),
+        Some(Value::Arr(a)) => {
             let mut s = String::with_capacity(a.iter().map(|p| p.as_str().map_or(0, str::len)).sum());
             for p in a {
                 s.push_str(p.as_str()?);
@@ -365,20 +335,22 @@ fn multiline(v: Option<Value>) -> Option<String> {
 }
 
 /// Reads one output; on failure names the field and the JSON type it should have.
-fn output(v: Value) -> Result<Option<Output>, (&'static str, &'static str)> {
-    let Value::Object(mut o) = v else { return Err(("outputs", "object")) };
+fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static str)> {
+    if !matches!(o, Value::Obj(_)) {
+        return Err(("outputs", "object"));
+    }
     let kind =
         o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
     let out = match kind {
         "stream" => Output {
             kind: "stream".into(),
             name: o.get("name").and_then(Value::as_str).map(str::to_string),
-            text: multiline(take(&mut o, "text")).ok_or(("text", "string"))?,
+            text: multiline(o.take("text")).ok_or(("text", "string"))?,
         },
         "error" => {
-            let tb = match take(&mut o, "traceback") {
+            let tb = match o.take("traceback") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a,
+                Some(Value::Arr(a)) => a,
                 Some(_) => return Err(("traceback", "array of strings")),
             };
             let text = if tb.is_empty() {
@@ -396,13 +368,13 @@ fn output(v: Value) -> Result<Option<Output>, (&'static str, &'static str)> {
             Output { kind: "error".into(), name: None, text }
         }
         "execute_result" | "display_data" | "text" | "pyout" => {
-            let plain = match o.get_mut("data") {
-                Some(Value::Object(d)) => take(d, "text/plain"),
+            let plain = match o.get("data") {
+                Some(Value::Obj(_)) => o.take("data").and_then(|mut d| d.take("text/plain")),
                 _ => None,
             };
             let text = match plain {
                 Some(t) => multiline(Some(t)).ok_or(("text/plain", "string"))?,
-                None => multiline(take(&mut o, "text")).ok_or(("text", "string"))?,
+                None => multiline(o.take("text")).ok_or(("text", "string"))?,
             };
             Output { kind: "text".into(), name: None, text }
         }

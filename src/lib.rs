@@ -38,10 +38,12 @@
 //! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps.
 //! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
 
+pub mod catalogue;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod i18n;
 pub mod input;
+pub mod json;
 pub mod re;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod render;
@@ -53,8 +55,6 @@ pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-#[cfg(target_arch = "wasm32")]
-mod web;
 
 mod checklist;
 mod diagnose;

@@ -224,7 +224,7 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
                         target: best.map(|(t, _)| *t),
                         mark: best.map_or(Mark::None, |(_, m)| *m),
                         label: format!("{from}-{to}"),
-                        title: Msg::ViewMapLines.fill(lang, &[("from", &from), ("to", &to)]),
+                        title: Msg::MapLines.fill(lang, &[("from", &from), ("to", &to)]),
                     }
                 })
                 .collect()
@@ -244,7 +244,7 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
                         .map(|(t, _)| *t)
                         .or_else(|| (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1 })),
                     mark: best.map_or(Mark::None, |(_, m)| *m),
-                    title: Msg::ViewMapCell.fill(lang, &[("pos", &(u64::from(c.index) + 1)), ("label", &label)]),
+                    title: Msg::MapCell.fill(lang, &[("pos", &(u64::from(c.index) + 1)), ("label", &label)]),
                     label,
                 }
             })

@@ -1,24 +1,19 @@
 //! The WebAssembly API: the only file with `#[wasm_bindgen]`. It converts between JavaScript
-//! values and the engine's types, and wires the page's events to the view; it decides nothing.
+//! values and the engine's types; it decides nothing.
 //!
 //! Exports: `analyze`, `analyzeNotebook`, `analyzeCells` (plain functions returning the report
-//! as a plain object), `messages` (the catalogue), `version`, and `Session`: the rendering
-//! entry point, which analyses, keeps the input so the view can show any part of it, and
-//! renders the report into an element.
+//! as a plain object), `setCatalogue` and `hasCatalogue` (the texts, one document per
+//! language: the page reads its own texts from the same documents), `version`, and `Session`,
+//! which analyses and keeps
+//! the input so that the page's view can show any part of it (`map`, `window`).
 
-use crate::i18n::{Lang, Msg};
+use crate::i18n::Lang;
 use crate::input::{self, Cell};
+use crate::json::{self, Value};
 use crate::report::Report;
 use crate::view::{self, Source, Target};
-use crate::web;
 use crate::Options;
-use serde_json::Value;
-use std::cell::RefCell;
-use std::collections::BTreeSet;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{Element, Event};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
@@ -67,6 +62,15 @@ export interface Report {
   notes: { id: string; text: string }[];
 }
 
+/** An entry of a session's map of its input. */
+export interface MapEntry {
+  label: string;
+  title: string;
+  mark: "none" | "evidence" | "other" | "echo" | "first";
+  cell: number | null;
+  line: number | null;
+}
+
 /** A cell as the page adapters send it (nbformat's cells are accepted too). */
 export interface CellInput {
   index?: number;
@@ -88,15 +92,19 @@ pub fn start() {
 
 fn options(v: &JsValue) -> Result<Options, JsError> {
     if v.is_undefined() || v.is_null() {
+        texts_ready(Lang::En)?;
         return Ok(Options::default());
     }
     let bad = |m: &str| JsError::new(&format!("bad options: {m}"));
-    let Value::Object(fields) = json_of(v, "options")? else { return Err(bad("not an object")) };
+    let text = stringify(v, "options")?;
+    let Value::Obj(fields) = json::parse(&text).map_err(|e| bad(&e.to_string()))? else {
+        return Err(bad("not an object"));
+    };
     let mut lang = Lang::En;
     for (k, v) in &fields {
-        match (k.as_str(), v) {
+        match (&**k, v) {
             ("lang", Value::Null) => {}
-            ("lang", Value::String(tag)) => {
+            ("lang", Value::Str(tag)) => {
                 lang = Lang::from_tag(tag)
                     .ok_or_else(|| bad(&format!("unknown language `{tag}` (use \"en\" or \"zh\")")))?
             }
@@ -104,7 +112,33 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
             (k, _) => return Err(bad(&format!("unknown field `{k}`"))),
         }
     }
+    texts_ready(lang)?;
     Ok(Options { lang })
+}
+
+/// An error unless the texts of `lang` were handed over ([`set_catalogue`]).
+fn texts_ready(lang: Lang) -> Result<(), JsError> {
+    if crate::catalogue::ready(lang) {
+        return Ok(());
+    }
+    let code = lang.code();
+    Err(JsError::new(&format!(
+        "the texts in `{code}` are not loaded: pass first-assert.{code}.json (beside the package) to setCatalogue first"
+    )))
+}
+
+/// Takes the catalogue of a language: the JSON document `first-assert.LANG.json` that `make
+/// web` writes beside the package. Returns its language (`"en"`, `"zh"`). Call it once per
+/// language before analysing in it; a language's first catalogue stays.
+#[wasm_bindgen(js_name = setCatalogue)]
+pub fn set_catalogue(json: &str) -> Result<String, JsError> {
+    crate::catalogue::load(json).map(|l| l.code().to_string()).map_err(|e| JsError::new(&e))
+}
+
+/// Whether the texts of `lang` are loaded.
+#[wasm_bindgen(js_name = hasCatalogue)]
+pub fn has_catalogue(lang: &str) -> bool {
+    Lang::from_tag(lang).is_some_and(crate::catalogue::ready)
 }
 
 /// A report as a plain JavaScript object, made by the browser's `JSON.parse` from the same JSON
@@ -113,8 +147,7 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
 /// than with serde-wasm-bindgen. The one float, the cause's confidence, is set on the object
 /// as the number itself (see [`placeholder`]).
 fn to_js(r: &Report) -> Result<JsValue, JsError> {
-    let json = serde_json::to_string(r).map_err(|e| JsError::new(&e.to_string()))?;
-    let js = js_sys::JSON::parse(&json).map_err(|_| JsError::new("internal error: JSON.parse rejected a report"))?;
+    let js = json_to_js(r)?;
     if let Some(c) = &r.cause {
         let cause = js_sys::Reflect::get(&js, &JsValue::from_str("cause"))
             .map_err(|_| JsError::new("internal error: a report without its cause"))?;
@@ -129,14 +162,6 @@ fn to_js(r: &Report) -> Result<JsValue, JsError> {
 /// formatting and its tables to the package, 1.7 KB gzipped for this one number.
 pub(crate) fn placeholder<S: serde::Serializer>(_: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u8(0)
-}
-
-/// A JavaScript value as JSON data, through the browser's `JSON.stringify`; values JSON
-/// cannot hold (cycles, BigInt) are a clear error naming `what`. Values are read from the
-/// generic `Value` by hand: typed deserializers would add their error formatting (floats
-/// included) to the package.
-fn json_of(v: &JsValue, what: &str) -> Result<Value, JsError> {
-    serde_json::from_str(&stringify(v, what)?).map_err(|e| JsError::new(&format!("bad {what}: {e}")))
 }
 
 /// `JSON.stringify(v)`, or a clear error naming `what`.
@@ -190,58 +215,27 @@ pub fn analyze_cells(
     to_js(&crate::analyze_cells(&cells, &o))
 }
 
-/// The page's texts (`page_*` in `i18n/messages.toml`) in `lang`, keyed by id.
-#[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
-pub fn messages(lang: &str) -> Result<JsValue, JsError> {
-    let l = Lang::from_tag(lang).unwrap_or_default();
-    let map = js_sys::Object::new();
-    for (m, key) in Msg::PAGE {
-        js_sys::Reflect::set(&map, &JsValue::from_str(key), &JsValue::from_str(m.text(l).trim_start_matches('\n')))
-            .map_err(js_err)?;
-    }
-    Ok(map.into())
-}
-
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-fn js_err(e: JsValue) -> JsError {
-    JsError::new(&e.as_string().unwrap_or_else(|| format!("{e:?}")))
-}
-
-/// An event listener the session added: the element, the event, the callback.
-type Listener = (Element, &'static str, Closure<dyn FnMut(Event)>);
-
-/// What a listener runs: the page's reaction to one event.
-type Handler = fn(&Rc<RefCell<Option<State>>>, &Event) -> Result<(), JsValue>;
-
 /// What a session remembers between calls.
 struct State {
     source: Source,
     format: String,
     report: Report,
-    target: Option<Target>,
     key: String,
-    done: BTreeSet<String>,
-    snippets: Vec<String>,
-    root: Option<Element>,
 }
 
-/// An analysis the page can show and explore: keeps the input so that any line can be shown,
-/// the checklist state, and the listeners of the rendered view.
+/// An analysis the page can show and explore: keeps the input so that any line of it can be
+/// shown. The page's view (`report-view.js`) renders the report and asks the session for the
+/// map of the input and the lines around a place.
 #[wasm_bindgen]
+#[derive(Default)]
 pub struct Session {
-    state: Rc<RefCell<Option<State>>>,
-    listeners: Vec<Listener>,
-}
-
-impl Default for Session {
-    fn default() -> Self {
-        Session::new()
-    }
+    state: Option<State>,
 }
 
 #[wasm_bindgen]
@@ -249,7 +243,7 @@ impl Session {
     /// An empty session.
     #[wasm_bindgen(constructor)]
     pub fn new() -> Session {
-        Session { state: Rc::new(RefCell::new(None)), listeners: Vec::new() }
+        Session { state: None }
     }
 
     /// Analyses a log and keeps it.
@@ -314,202 +308,97 @@ impl Session {
     /// The current report (`null` before any analysis).
     #[wasm_bindgen(unchecked_return_type = "Report | null")]
     pub fn report(&self) -> Result<JsValue, JsError> {
-        match self.state.borrow().as_ref() {
+        match &self.state {
             Some(s) => to_js(&s.report),
             None => Ok(JsValue::NULL),
         }
     }
 
-    /// Analyses the kept input again in another language and renders it again.
+    /// Analyses the kept input again in another language.
     #[wasm_bindgen(js_name = setLang, unchecked_return_type = "Report | null")]
     pub fn set_lang(&mut self, lang: &str) -> Result<JsValue, JsError> {
         let l = Lang::from_tag(lang).ok_or_else(|| JsError::new(&format!("unknown language `{lang}`")))?;
-        {
-            let mut st = self.state.borrow_mut();
-            let Some(s) = st.as_mut() else { return Ok(JsValue::NULL) };
-            let o = Options { lang: l };
-            let mut report = match &s.source {
-                Source::Text { text, .. } => crate::analyze_text(text, &o),
-                Source::Cells(cells) => crate::analyze_cells(cells, &o),
-            };
-            report.input.format = s.format.clone();
-            s.report = report;
-        }
-        self.rerender()?;
+        texts_ready(l)?;
+        let Some(s) = self.state.as_mut() else { return Ok(JsValue::NULL) };
+        let o = Options { lang: l };
+        let mut report = match &s.source {
+            Source::Text { text, .. } => crate::analyze_text(text, &o),
+            Source::Cells(cells) => crate::analyze_cells(cells, &o),
+        };
+        report.input.format = s.format.clone();
+        s.report = report;
         self.report()
     }
 
-    /// Renders the current report into `target` (replacing its content) and handles clicks in
-    /// it: jumps, copy buttons, checklist boxes.
-    pub fn render(&mut self, target: Element) -> Result<(), JsError> {
-        if !self.listeners.iter().any(|(el, _, _)| el == &target) {
-            self.detach();
-            self.attach(&target)?;
-        }
-        if let Some(s) = self.state.borrow_mut().as_mut() {
-            s.root = Some(target);
-        }
-        self.rerender()
+    /// The map of the kept input: runs of lines of a log, or a notebook's cells in page order,
+    /// each with its mark and where a click on it jumps (`cell` and `line` are `null` for
+    /// entries that hold nothing).
+    #[wasm_bindgen(unchecked_return_type = "MapEntry[]")]
+    pub fn map(&self) -> Result<JsValue, JsError> {
+        let Some(s) = &self.state else { return Ok(js_sys::Array::new().into()) };
+        let entries: Vec<MapItem> = view::map(&s.report, &s.source, s.report.lang)
+            .into_iter()
+            .map(|e| MapItem {
+                label: e.label,
+                title: e.title,
+                mark: e.mark.class(),
+                cell: e.target.and_then(|t| t.cell),
+                line: e.target.map(|t| t.line),
+            })
+            .collect();
+        json_to_js(&entries)
     }
 
-    /// Shows the lines around a location in the view's window.
-    pub fn jump(&mut self, cell: Option<u32>, line: f64) -> Result<(), JsError> {
-        jump_to(&self.state, Target { cell, line: line.max(1.0) as u64 }).map_err(js_err)
+    /// The lines of the kept input around a place (a few before, more after), each with its
+    /// mark, and how the place reads (`at`).
+    #[wasm_bindgen(unchecked_return_type = "{ at: string; lines: { no: number; text: string; mark: string }[] }")]
+    pub fn window(&self, cell: Option<u32>, line: f64) -> Result<JsValue, JsError> {
+        let Some(s) = &self.state else { return Err(JsError::new("nothing analysed yet")) };
+        let t = Target { cell, line: line.max(1.0) as u64 };
+        let lines: Vec<WindowItem> = view::window(&s.report, &s.source, t)
+            .into_iter()
+            .map(|l| WindowItem { no: l.no, text: l.text, mark: l.mark.class() })
+            .collect();
+        json_to_js(&Window { at: view::where_(&s.report, &s.source, t), lines })
     }
 
-    /// The key under which the checklist of this input is remembered.
+    /// The key under which the page remembers the checklist of this input.
     #[wasm_bindgen(js_name = storageKey)]
     pub fn storage_key(&self) -> Option<String> {
-        self.state.borrow().as_ref().map(|s| s.key.clone())
+        self.state.as_ref().map(|s| s.key.clone())
     }
 
     fn keep(&mut self, source: Source, format: String, report: Report, key: String) -> Result<JsValue, JsError> {
-        let key = format!("first-assert:steps:{key}");
-        let done = load_done(&key);
-        let root = self.state.borrow_mut().take().and_then(|s| s.root);
         let js = to_js(&report)?;
-        *self.state.borrow_mut() =
-            Some(State { source, format, report, target: None, key, done, snippets: Vec::new(), root });
+        self.state = Some(State { source, format, report, key: format!("first-assert:steps:{key}") });
         Ok(js)
     }
-
-    fn rerender(&self) -> Result<(), JsError> {
-        let mut st = self.state.borrow_mut();
-        let Some(s) = st.as_mut() else { return Ok(()) };
-        let Some(root) = s.root.clone() else { return Ok(()) };
-        let cx = web::Context { source: Some(&s.source), target: s.target, done: &s.done };
-        s.snippets = web::render(&root, &s.report, &cx).map_err(js_err)?;
-        Ok(())
-    }
-
-    fn attach(&mut self, target: &Element) -> Result<(), JsError> {
-        self.listen(target, "click", on_click)?;
-        self.listen(target, "change", on_change)
-    }
-
-    /// Calls `handler` for every `kind` event in `target`; its errors go to the console.
-    fn listen(&mut self, target: &Element, kind: &'static str, handler: Handler) -> Result<(), JsError> {
-        let state = self.state.clone();
-        let cb = Closure::<dyn FnMut(Event)>::new(move |e: Event| {
-            if let Err(err) = handler(&state, &e) {
-                web_sys::console::warn_1(&err);
-            }
-        });
-        target.add_event_listener_with_callback(kind, cb.as_ref().unchecked_ref()).map_err(js_err)?;
-        self.listeners.push((target.clone(), kind, cb));
-        Ok(())
-    }
-
-    fn detach(&mut self) {
-        for (el, kind, cb) in self.listeners.drain(..) {
-            let _ = el.remove_event_listener_with_callback(kind, cb.as_ref().unchecked_ref());
-        }
-    }
 }
 
-impl Drop for Session {
-    fn drop(&mut self) {
-        self.detach();
-    }
+#[derive(serde::Serialize)]
+struct MapItem {
+    label: String,
+    title: String,
+    mark: &'static str,
+    cell: Option<u32>,
+    line: Option<u64>,
 }
 
-/// The element with `data-action` that an event happened in.
-fn action_of(e: &Event) -> Option<Element> {
-    e.target()?.dyn_into::<Element>().ok()?.closest("[data-action]").ok()?
+#[derive(serde::Serialize)]
+struct WindowItem {
+    no: u64,
+    text: String,
+    mark: &'static str,
 }
 
-fn on_click(state: &Rc<RefCell<Option<State>>>, e: &Event) -> Result<(), JsValue> {
-    let Some(el) = action_of(e) else { return Ok(()) };
-    match el.get_attribute("data-action").as_deref() {
-        Some("jump") => {
-            let line = el.get_attribute("data-line").and_then(|l| l.parse().ok()).unwrap_or(1);
-            let cell = el.get_attribute("data-cell").and_then(|c| c.parse().ok());
-            jump_to(state, Target { cell, line })
-        }
-        Some("copy") => {
-            let i: usize = el.get_attribute("data-copy").and_then(|i| i.parse().ok()).unwrap_or(usize::MAX);
-            let (code, lang) = match state.borrow().as_ref() {
-                Some(s) => (s.snippets.get(i).cloned(), s.report.lang),
-                None => (None, Lang::En),
-            };
-            if let Some(code) = code {
-                copy_text(&code)?;
-                el.set_text_content(Some(Msg::ViewCopied.text(lang)));
-                el.class_list().add_1("copied")?;
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
+#[derive(serde::Serialize)]
+struct Window {
+    at: String,
+    lines: Vec<WindowItem>,
 }
 
-fn on_change(state: &Rc<RefCell<Option<State>>>, e: &Event) -> Result<(), JsValue> {
-    let Some(el) = action_of(e) else { return Ok(()) };
-    if el.get_attribute("data-action").as_deref() != Some("step") {
-        return Ok(());
-    }
-    let Some(id) = el.get_attribute("data-step") else { return Ok(()) };
-    let checked = el.dyn_ref::<web_sys::HtmlInputElement>().is_some_and(|i| i.checked());
-    let mut st = state.borrow_mut();
-    let Some(s) = st.as_mut() else { return Ok(()) };
-    if checked {
-        s.done.insert(id);
-    } else {
-        s.done.remove(&id);
-    }
-    save_done(&s.key, &s.done);
-    Ok(())
-}
-
-fn jump_to(state: &Rc<RefCell<Option<State>>>, t: Target) -> Result<(), JsValue> {
-    let mut st = state.borrow_mut();
-    let Some(s) = st.as_mut() else { return Ok(()) };
-    s.target = Some(t);
-    let Some(root) = &s.root else { return Ok(()) };
-    if let Some(w) = root.query_selector("[data-testid=window]")? {
-        web::render_window(&w, &s.report, &s.source, t)?;
-        let opts = web_sys::ScrollIntoViewOptions::new();
-        opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
-        w.scroll_into_view_with_scroll_into_view_options(&opts);
-    }
-    Ok(())
-}
-
-fn storage() -> Option<web_sys::Storage> {
-    // Storage can be missing or throw (sandboxed frames, privacy modes): the checklist then
-    // simply is not remembered.
-    web_sys::window()?.local_storage().ok().flatten()
-}
-
-fn load_done(key: &str) -> BTreeSet<String> {
-    storage()
-        .and_then(|s| s.get_item(key).ok().flatten())
-        .and_then(|v| serde_json::from_str::<Value>(&v).ok())
-        .map(|v| {
-            let mut done = BTreeSet::new();
-            let ids = v.as_array().into_iter().flatten().filter_map(Value::as_str);
-            for id in ids.filter(|id| id.len() < 64).take(32) {
-                done.insert(id.to_string());
-            }
-            done
-        })
-        .unwrap_or_default()
-}
-
-fn save_done(key: &str, done: &BTreeSet<String>) {
-    if let Some(s) = storage() {
-        let _ = s.set_item(key, &serde_json::to_string(done).unwrap_or_default());
-    }
-}
-
-/// Copies text with the asynchronous clipboard API (a user gesture started it).
-fn copy_text(text: &str) -> Result<(), JsValue> {
-    let nav = web_sys::window().ok_or("no window")?.navigator();
-    let clipboard = js_sys::Reflect::get(&nav, &JsValue::from_str("clipboard"))?;
-    if clipboard.is_undefined() {
-        return Err("no clipboard".into());
-    }
-    let write = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText"))?.dyn_into::<js_sys::Function>()?;
-    let _promise = write.call1(&clipboard, &JsValue::from_str(text))?;
-    Ok(())
+/// A value as a plain JavaScript object, through its JSON.
+fn json_to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
+    let json = serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))?;
+    js_sys::JSON::parse(&json).map_err(|_| JsError::new("internal error: JSON.parse rejected the engine's JSON"))
 }

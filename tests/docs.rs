@@ -4,6 +4,7 @@
 
 use first_assert::docs::rules_html;
 use first_assert::rules::RULES;
+use first_assert::Lang;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
@@ -13,7 +14,7 @@ fn esc(s: &str) -> String {
 fn every_rule_in_both_languages() {
     let html = rules_html();
     for r in RULES {
-        for (anchor, t) in [(r.id.to_string(), &r.en), (format!("zh-{}", r.id), &r.zh)] {
+        for (anchor, t) in [(r.id.to_string(), r.texts(Lang::En)), (format!("zh-{}", r.id), r.texts(Lang::Zh))] {
             assert!(html.contains(&format!("id=\"{anchor}\"")), "{anchor} has no entry");
             assert!(html.contains(&format!("href=\"#{anchor}\"")), "{anchor} is not in the contents");
             for text in [t.title, t.summary] {

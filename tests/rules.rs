@@ -39,7 +39,7 @@ fn code_only(snippet: &str) -> Vec<String> {
 fn every_rule_is_documented_in_both_languages() {
     let mut missing = Vec::new();
     for r in RULES {
-        for (lang, t) in [("en", &r.en), ("zh", &r.zh)] {
+        for (lang, t) in [("en", r.texts(Lang::En)), ("zh", r.texts(Lang::Zh))] {
             for (field, text) in
                 [("title", t.title), ("summary", t.summary), ("why", t.why), ("fix", t.fix), ("check", t.check)]
             {
@@ -48,16 +48,16 @@ fn every_rule_is_documented_in_both_languages() {
                 }
             }
         }
-        if r.zh.summary == r.en.summary {
+        if r.texts(Lang::Zh).summary == r.texts(Lang::En).summary {
             missing.push(format!("{}: the Chinese summary is the English one", r.path));
         }
         if r.id != "no-evidence" {
-            if r.en.snippet.is_empty() || r.zh.snippet.is_empty() {
+            if r.texts(Lang::En).snippet.is_empty() || r.texts(Lang::Zh).snippet.is_empty() {
                 missing.push(format!(
                     "{}: no snippet in both languages (the code that prints the suspect values)",
                     r.path
                 ));
-            } else if code_only(r.en.snippet) != code_only(r.zh.snippet) {
+            } else if code_only(r.texts(Lang::En).snippet) != code_only(r.texts(Lang::Zh).snippet) {
                 missing
                     .push(format!("{}: the English and Chinese snippets differ in code, not only in comments", r.path));
             }
@@ -167,7 +167,7 @@ fn rule_texts_follow_the_report_language() {
     let ex = RULES.iter().find(|r| r.id == "class-target-out-of-range").unwrap().examples[0];
     let zh = analyze_text(ex, &Options { lang: Lang::Zh });
     let c = zh.cause.unwrap();
-    assert_eq!(c.title, RULES.iter().find(|r| r.id == c.rule).unwrap().zh.title);
+    assert_eq!(c.title, RULES.iter().find(|r| r.id == c.rule).unwrap().texts(Lang::Zh).title);
 }
 
 #[test]

@@ -3,8 +3,9 @@
 // engine (Rust, in pkg/) analyses and renders. Every text from the input reaches the DOM
 // through the engine's renderer or through textContent here.
 
-import init, { Session, messages, version } from "./pkg/first_assert.js";
+import init, { Session, version, setCatalogue, hasCatalogue } from "./pkg/first_assert.js";
 import * as protocol from "./protocol.js";
+import { ReportView } from "./report-view.js";
 
 /** The largest input the page reads (the engine streams; the page also keeps the input to
  * show any line of it). Bigger logs: the command-line tool. */
@@ -21,8 +22,11 @@ const params = new URLSearchParams(location.search);
 const embedded = params.has("embed");
 
 let session;
+let view;
 let lang = "en";
 let texts = {};
+/** The catalogue of each language loaded so far, as data: the page's own texts come from it. */
+const catalogues = {};
 /** Where embedded-mode answers and reveal requests go: the last accepted host. */
 let host = null;
 /** Whether an allowed host has talked to us (then the URL fragment is not needed). */
@@ -52,12 +56,30 @@ function pickLang() {
   return "en";
 }
 
+/** The texts of a language: the engine carries none, each language is one document beside the
+ * package, fetched once (the service worker keeps it for offline use). */
+async function fetchTexts(l) {
+  const res = await fetch(`pkg/first-assert.${l}.json`);
+  if (!res.ok) throw new Error(`the texts in ${l} could not be loaded (${res.status})`);
+  return res.text();
+}
+
+/** Hands a language's catalogue to the engine and keeps its messages for the page. */
+function useTexts(json) {
+  const l = setCatalogue(json);
+  catalogues[l] = JSON.parse(json).messages;
+}
+
+async function loadTexts(l) {
+  if (!hasCatalogue(l) || !catalogues[l]) useTexts(await fetchTexts(l));
+}
+
 function fill(key, args = {}) {
   return (texts[key] ?? key).replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
 }
 
 function applyTexts() {
-  texts = messages(lang);
+  texts = catalogues[lang];
   document.documentElement.lang = lang === "zh" ? "zh-Hans" : "en";
   document.title = fill("page_title");
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = fill(el.dataset.i18n);
@@ -83,7 +105,7 @@ function tooLarge(bytes) {
 function show(analyse, origin = "") {
   try {
     const report = analyse();
-    session.render($("report"));
+    view.show(report, session, catalogues[lang]);
     status(origin);
     return report;
   } catch (e) {
@@ -111,6 +133,7 @@ function analysePasted() {
 function clearReport() {
   session.free();
   session = new Session();
+  view.show(null);
   const r = $("report");
   r.replaceChildren();
   r.className = "";
@@ -147,12 +170,20 @@ async function openDemo(name) {
   }
 }
 
-function setLang(l) {
+async function setLang(l) {
+  try {
+    await loadTexts(l);
+  } catch (e) {
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+    $("lang").value = lang;
+    return;
+  }
   lang = l;
   store()?.setItem(LANG_KEY, l);
   applyTexts();
   try {
-    session.setLang(l);
+    const report = session.setLang(l);
+    if (report) view.show(report, session, catalogues[l]);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -266,7 +297,7 @@ function send(to, msg) {
   else to.source?.postMessage(msg, to.origin);
 }
 
-function onMessage(e) {
+async function onMessage(e) {
   let req;
   try {
     req = protocol.parseMessage(e.data);
@@ -288,8 +319,13 @@ function onMessage(e) {
   if (req.kind === "hello") return send(to, protocol.ready(version()));
   host = to;
   if (req.lang && req.lang !== lang) {
-    lang = req.lang;
-    applyTexts();
+    try {
+      await loadTexts(req.lang);
+      lang = req.lang;
+      applyTexts();
+    } catch {
+      // the host's language could not be loaded: answer in the one we have
+    }
   }
   const report = show(
     () => (req.cells ? session.analyzeCells(req.cells, { lang }) : session.analyzeBytes(encoder.encode(req.text), undefined, { lang })),
@@ -320,9 +356,13 @@ async function offerBookmarklet() {
 }
 
 async function boot() {
-  await init();
-  session = new Session();
   lang = pickLang();
+  // The engine and its texts load side by side (the texts' request first: it is the smaller).
+  const texts = fetchTexts(lang);
+  await init();
+  useTexts(await texts);
+  session = new Session();
+  view = new ReportView($("report"), { messages: catalogues[lang] });
   applyTexts();
   $("version").textContent = version();
   wire();

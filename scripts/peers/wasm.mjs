@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../www/pkg");
 const pkg = await import(path.join(pkgDir, "first_assert.js"));
 const exports = pkg.initSync({ module: readFileSync(path.join(pkgDir, "first_assert_bg.wasm")) });
+if (pkg.setCatalogue) pkg.setCatalogue(readFileSync(path.join(pkgDir, "first-assert.en.json"), "utf8"));
 const file = process.argv[2];
 const runs = Number(process.argv[3] ?? 3);
 const bytes = readFileSync(file);

@@ -7,6 +7,8 @@ use crate::report::Category;
 /// A rule: one cause, the evidence that points at it, and what to tell the user.
 #[derive(Debug)]
 pub struct RuleDef {
+    /// The rule's place in [`RULES`].
+    pub index: usize,
     /// Kebab-case id, equal to the file name.
     pub id: &'static str,
     /// The rule's file, relative to the crate root.
@@ -25,10 +27,6 @@ pub struct RuleDef {
     pub sites: &'static [SiteDef],
     /// Evidence blocks: the first says which op asserted, each further one refines the cause.
     pub when: &'static [&'static [PatDef]],
-    /// English texts.
-    pub en: TextDef,
-    /// Simplified Chinese texts.
-    pub zh: TextDef,
     /// Logs that must be explained by this rule.
     pub examples: &'static [&'static str],
     /// Logs that look alike but must not be explained by this rule.
@@ -100,8 +98,8 @@ pub struct PatDef {
     pub weight: f32,
 }
 
-/// A rule's texts in one language.
-#[derive(Debug)]
+/// A rule's texts in one language (from the catalogue: see `crate::catalogue`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TextDef {
     /// A short name for the cause.
     pub title: &'static str,
@@ -116,6 +114,43 @@ pub struct TextDef {
     /// Code that prints the suspect values (the same code in every language; only its comments
     /// are translated). Empty when the rule has none.
     pub snippet: &'static str,
+    /// The Python ops that reach the assert (the rule's `ops`).
+    pub ops: &'static [String],
+    /// Each site's op (its `op`, "" when it has none), in the order of the rule's sites.
+    pub site_ops: &'static [String],
+}
+
+impl RuleDef {
+    /// The rule's texts in `lang` (empty when that language's catalogue is not loaded).
+    pub fn texts(&self, lang: crate::i18n::Lang) -> TextDef {
+        crate::catalogue::rule(self.index, lang)
+    }
+}
+
+/// Data only native builds (the rules page, the tests) read; the package has it from the
+/// catalogue or not at all.
+const fn native(s: &'static str) -> &'static str {
+    if cfg!(target_arch = "wasm32") {
+        ""
+    } else {
+        s
+    }
+}
+
+const fn native_list(v: &'static [&'static str]) -> &'static [&'static str] {
+    if cfg!(target_arch = "wasm32") {
+        &[]
+    } else {
+        v
+    }
+}
+
+const fn native_opt(v: Option<&'static str>) -> Option<&'static str> {
+    if cfg!(target_arch = "wasm32") {
+        None
+    } else {
+        v
+    }
 }
 
 /// A rule's fixtures: kept in native builds (the tests read them), dropped from WebAssembly.

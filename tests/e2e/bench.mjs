@@ -44,8 +44,16 @@ function inputs() {
 
 const wasm = path.join(WWW, "pkg/first_assert_bg.wasm");
 const raw = statSync(wasm).size;
-const gz = gzipSync(readFileSync(wasm), { level: 9 }).length;
-console.log(`wasm package: ${raw} bytes raw, ${gz} bytes gzipped (${(gz / 1024).toFixed(1)} KiB; target <= 200 KiB, goal 150)`);
+const gzOf = (f) => gzipSync(readFileSync(path.join(WWW, f)), { level: 9 }).length;
+const gz = gzOf("pkg/first_assert_bg.wasm");
+const kib = (n) => (n / 1024).toFixed(1);
+console.log(`engine (.wasm): ${raw} bytes raw, ${gz} gzipped (${kib(gz)} KiB; budget 150 KiB, headroom ${kib(150 * 1024 - gz)} KiB)`);
+const page = ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"];
+for (const l of ["en", "zh"]) {
+  const cat = gzOf(`pkg/first-assert.${l}.json`);
+  const total = page.reduce((n, f) => n + gzOf(f), 0) + cat;
+  console.log(`first visit in ${l}: ${total} bytes gzipped (${kib(total)} KiB, the catalogue ${kib(cat)}; budget 200 KiB, headroom ${kib(200 * 1024 - total)} KiB)`);
+}
 
 const srv = await serve();
 const browser = await launch();
@@ -71,12 +79,14 @@ try {
     for (let i = 0; i < Math.max(3, Math.ceil(RUNS / 2)); i++) {
       const [t, f] = await page.evaluate(async () => {
         const m = await import("./pkg/first_assert.js");
+        const { ReportView } = await import("./report-view.js");
+        const messages = JSON.parse(await (await fetch("pkg/first-assert.en.json")).text()).messages;
         const s = new m.Session();
         const el = document.createElement("div");
         document.body.append(el);
+        const view = new ReportView(el, { messages });
         const t0 = performance.now();
-        s.analyzeBytes(new TextEncoder().encode(window.__benchText), "bench.log", {});
-        s.render(el);
+        view.show(s.analyzeBytes(new TextEncoder().encode(window.__benchText), "bench.log", {}), s);
         const t1 = performance.now();
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
         const t2 = performance.now();

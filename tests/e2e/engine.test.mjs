@@ -14,6 +14,7 @@ let pkg;
 before(async () => {
   pkg = await import(path.join(WWW, "pkg/first_assert.js"));
   pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
+  for (const l of ["en", "zh"]) pkg.setCatalogue(readFileSync(path.join(WWW, `pkg/first-assert.${l}.json`), "utf8"));
 });
 
 function inputs() {
@@ -36,11 +37,24 @@ function native(file, lang) {
   }
 }
 
-// Issue 6's budget: 200 KB gzipped, read as 200 KiB (zlib -9 here; GNU gzip -9, which
-// `make web` prints, is ~1% smaller). tests/e2e/bench.mjs prints it beside the goal of 150.
-test("the package is at most 200 KiB gzipped", () => {
-  const gz = gzipSync(readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")), { level: 9 }).length;
-  assert.ok(gz <= 200 * 1024, `${gz} bytes gzipped`);
+// The budgets (KB read as KiB, zlib -9; GNU gzip -9, which `make web` prints, is ~0.5%
+// smaller): the engine at most 150 KB gzipped, and what a first visit downloads for one
+// language (the page, its scripts and style, the engine, one catalogue) at most 200 KB.
+// tests/e2e/bench.mjs prints both with their headroom.
+const FIRST_VISIT = ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"];
+const gzipped = (f) => gzipSync(readFileSync(path.join(WWW, f)), { level: 9 }).length;
+
+test("the engine is at most 150 KB gzipped", () => {
+  const gz = gzipped("pkg/first_assert_bg.wasm");
+  assert.ok(gz <= 150 * 1024, `${gz} bytes gzipped`);
+});
+
+test("a first visit downloads at most 200 KB gzipped in either language", () => {
+  const page = FIRST_VISIT.reduce((n, f) => n + gzipped(f), 0);
+  for (const l of ["en", "zh"]) {
+    const total = page + gzipped(`pkg/first-assert.${l}.json`);
+    assert.ok(total <= 200 * 1024, `${l}: ${total} bytes gzipped`);
+  }
 });
 
 test("the package and the CLI give the same report on every input", () => {
@@ -71,6 +85,30 @@ test("the package and the CLI give the same report on every input", () => {
   assert.equal(compared, files.length * 2);
 });
 
+test("the package carries no texts: a language's catalogue must be handed over first", async () => {
+  const fresh = await import(path.join(WWW, "pkg/first_assert.js") + "?fresh");
+  fresh.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
+  assert.equal(fresh.hasCatalogue("en"), false);
+  assert.throws(() => fresh.analyze("x"), /texts in `en` are not loaded/);
+  assert.throws(() => fresh.setCatalogue("{}"), /schema/);
+  assert.throws(() => fresh.setCatalogue("not json"), /not JSON/);
+  const zh = JSON.parse(readFileSync(path.join(WWW, "pkg/first-assert.zh.json"), "utf8"));
+  delete zh.messages.headline_clean;
+  assert.throws(() => fresh.setCatalogue(JSON.stringify(zh)), /headline_clean/);
+  assert.equal(fresh.setCatalogue(readFileSync(path.join(WWW, "pkg/first-assert.zh.json"), "utf8")), "zh");
+  assert.throws(() => fresh.analyze("x"), /texts in `en`/, "one language loaded is not the other");
+  const r = fresh.analyze(readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8"), { lang: "zh" });
+  assert.deepEqual(r, native(path.join(WWW, "demo/embedding-vocab.log"), "zh").report);
+  // No sentence of either language is in the binary.
+  const wasm = readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm"));
+  for (const l of ["en", "zh"]) {
+    const cat = JSON.parse(readFileSync(path.join(WWW, `pkg/first-assert.${l}.json`), "utf8"));
+    for (const t of [cat.messages.headline_clean, cat.rules["class-target-out-of-range"].why]) {
+      assert.equal(wasm.includes(Buffer.from(t.slice(0, 40))), false, t.slice(0, 40));
+    }
+  }
+});
+
 test("the plain functions agree with the session", () => {
   const log = readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8");
   const s = new pkg.Session();
@@ -83,9 +121,8 @@ test("the plain functions agree with the session", () => {
   assert.deepEqual(pkg.analyzeCells(JSON.parse(nb).cells).first_assert, b.first_assert);
   assert.equal(b.input.format, "notebook");
   assert.match(pkg.version(), /^\d+\.\d+\.\d+/);
-  const m = pkg.messages("zh");
-  assert.equal(typeof m.page_title, "string");
-  assert.notEqual(m.page_title, pkg.messages("en").page_title);
+  assert.equal(pkg.hasCatalogue("zh"), true);
+  assert.equal(pkg.hasCatalogue("de"), false);
   assert.throws(() => pkg.analyze("x", { lang: "de" }), /unknown language/);
   assert.throws(() => pkg.analyze("x", { language: "zh" }), /bad options/);
   assert.throws(() => pkg.analyzeNotebook("{"), Error);

@@ -27,6 +27,17 @@ export const FLAGS = [
   "--no-first-run",
 ];
 
+/** Every request of a page (its `log` from openPage) went to `origin` (or was inline data),
+ * and nothing failed or broke the CSP. */
+export function assertSameOrigin(log, origin) {
+  if (log.requests.length === 0) throw new Error("no request was logged");
+  for (const u of log.requests) {
+    if (!(u.startsWith(origin + "/") || u.startsWith("data:"))) throw new Error(`request left the origin: ${u}`);
+  }
+  if (log.errors.length) throw new Error(`page or console errors: ${log.errors.join("; ")}`);
+  if (log.violations.length) throw new Error(`CSP violations: ${log.violations.join("; ")}`);
+}
+
 /** Starts examples/serve on a free port; resolves to { url, origin, port, close }. */
 export function serve(root = WWW) {
   return new Promise((resolve, reject) => {
@@ -101,6 +112,7 @@ export function artifactsDir() {
 export async function engine() {
   const pkg = await import(path.join(WWW, "pkg/first_assert.js"));
   pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
+  for (const l of ["en", "zh"]) pkg.setCatalogue(readFileSync(path.join(WWW, `pkg/first-assert.${l}.json`), "utf8"));
   return pkg;
 }
 

@@ -1,0 +1,186 @@
+//! The texts a user reads, one document per language: every message of `i18n/messages.toml`
+//! by key and every rule's texts by rule id, as JSON.
+//!
+//! ```json
+//! { "schema": 1, "lang": "zh", "version": "0.1.0",
+//!   "messages": { "headline_kernel": "…", … },
+//!   "rules": { "class-target-out-of-range": { "title": "…", "summary": "…", "why": "…",
+//!              "fix": "…", "check": "…", "snippet": "…" }, … } }
+//! ```
+//!
+//! `build.rs` writes the documents from the data files. Native builds (the command line, the
+//! tests) carry both languages compiled in. The WebAssembly package carries none: its host
+//! fetches the document of the language it shows (`make web` writes them beside the package)
+//! and hands it over once ([`load`], `setCatalogue` in JavaScript) before analysing. A report in
+//! a language whose document is not loaded is refused by the package's entry points, so every
+//! report still carries its texts.
+
+use crate::i18n::{Lang, Msg};
+use crate::json::{self, Value};
+use crate::rules::{TextDef, RULES};
+use std::sync::OnceLock;
+
+/// The catalogue format this build reads.
+pub const SCHEMA: u64 = 1;
+
+/// One language's texts, by message and by rule.
+#[derive(Debug)]
+struct Catalogue {
+    messages: Vec<String>,
+    /// Title, summary, why, fix, check, snippet of each rule, in `RULES` order.
+    rules: Vec<[String; 6]>,
+    /// Each rule's ops and its sites' ops.
+    ops: Vec<(Vec<String>, Vec<String>)>,
+}
+
+static LOADED: [OnceLock<Catalogue>; 2] = [OnceLock::new(), OnceLock::new()];
+
+/// The document of `lang` compiled into this build (every message, the command line's too).
+#[cfg(any(not(target_arch = "wasm32"), feature = "embedded-texts"))]
+pub fn builtin(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => include_str!(concat!(env!("OUT_DIR"), "/catalogue.en.json")),
+        Lang::Zh => include_str!(concat!(env!("OUT_DIR"), "/catalogue.zh.json")),
+    }
+}
+
+/// The document of `lang` for the web: without the messages only the command line and the
+/// rules page show. `make web` writes these beside the package.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn web(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => include_str!(concat!(env!("OUT_DIR"), "/catalogue-web.en.json")),
+        Lang::Zh => include_str!(concat!(env!("OUT_DIR"), "/catalogue-web.zh.json")),
+    }
+}
+
+fn get(lang: Lang) -> Option<&'static Catalogue> {
+    let slot = &LOADED[lang.index()];
+    #[cfg(any(not(target_arch = "wasm32"), feature = "embedded-texts"))]
+    if slot.get().is_none() {
+        // The compiled-in documents are made by build.rs from the same tables as `Msg`.
+        if let Ok(c) = parse(builtin(lang)) {
+            let _ = slot.set(c.1);
+        }
+    }
+    slot.get()
+}
+
+/// True when the texts of `lang` are there (always in native builds).
+pub fn ready(lang: Lang) -> bool {
+    get(lang).is_some()
+}
+
+/// A message's text in `lang` ("" when that language is not loaded: entry points check
+/// [`ready`] first).
+pub fn message(m: Msg, lang: Lang) -> &'static str {
+    get(lang).and_then(|c| c.messages.get(m.index())).map_or("", String::as_str)
+}
+
+/// A rule's texts in `lang`.
+pub fn rule(index: usize, lang: Lang) -> TextDef {
+    let Some(c) = get(lang) else { return TextDef::default() };
+    let (Some(t), Some((ops, site_ops))) = (c.rules.get(index), c.ops.get(index)) else { return TextDef::default() };
+    TextDef { title: &t[0], summary: &t[1], why: &t[2], fix: &t[3], check: &t[4], snippet: &t[5], ops, site_ops }
+}
+
+/// Takes a catalogue document; returns its language. A language's first document stays: the
+/// texts of a build do not change while it runs.
+pub fn load(json: &str) -> Result<Lang, String> {
+    let (lang, c) = parse(json)?;
+    let _ = LOADED[lang.index()].set(c);
+    Ok(lang)
+}
+
+const RULE_FIELDS: [&str; 6] = ["title", "summary", "why", "fix", "check", "snippet"];
+
+/// Reads a document and checks that it has a text for every message and rule of this build.
+fn parse(text: &str) -> Result<(Lang, Catalogue), String> {
+    let v = json::parse(text).map_err(|e| format!("the catalogue is not JSON: {e}"))?;
+    if v.get("schema").and_then(Value::as_u64) != Some(SCHEMA) {
+        return Err(format!("the catalogue is not of schema {SCHEMA}"));
+    }
+    let lang =
+        v.get("lang").and_then(Value::as_str).and_then(Lang::from_tag).ok_or("the catalogue names no language")?;
+    let texts = v.get("messages").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no messages")?;
+    let mut messages = Vec::with_capacity(Msg::ALL.len());
+    for m in Msg::ALL {
+        match texts.get(m.key()).and_then(Value::as_str) {
+            Some(t) => messages.push(t.to_string()),
+            None => return Err(format!("the catalogue has no message `{}`", m.key())),
+        }
+    }
+    let by_rule = v.get("rules").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no rules")?;
+    let mut rules = Vec::with_capacity(RULES.len());
+    let mut ops = Vec::with_capacity(RULES.len());
+    for r in RULES {
+        let t = by_rule.get(r.id).ok_or_else(|| format!("the catalogue has no texts for rule `{}`", r.id))?;
+        let mut fields: [String; 6] = Default::default();
+        for (slot, name) in fields.iter_mut().zip(RULE_FIELDS) {
+            let text = t.get(name).and_then(Value::as_str);
+            *slot = text.ok_or_else(|| format!("rule `{}` has no `{name}` in the catalogue", r.id))?.to_string();
+        }
+        rules.push(fields);
+        let list = |name: &str| -> Result<Vec<String>, String> {
+            let Some(Value::Arr(items)) = t.get(name) else {
+                return Err(format!("rule `{}` has no `{name}` in the catalogue", r.id));
+            };
+            items
+                .iter()
+                .map(|i| {
+                    i.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("rule `{}`: `{name}` holds a non-string", r.id))
+                })
+                .collect()
+        };
+        let (rule_ops, site_ops) = (list("ops")?, list("site_ops")?);
+        if site_ops.len() != r.sites.len() {
+            return Err(format!(
+                "rule `{}` has {} site ops in the catalogue, not {}",
+                r.id,
+                site_ops.len(),
+                r.sites.len()
+            ));
+        }
+        ops.push((rule_ops, site_ops));
+    }
+    Ok((lang, Catalogue { messages, rules, ops }))
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documents_hold_every_text_of_the_build() {
+        for lang in Lang::ALL {
+            let (got, c) = parse(builtin(lang)).unwrap();
+            assert_eq!(got, lang);
+            assert_eq!(c.messages.len(), Msg::ALL.len());
+            assert!(c.messages.iter().all(|m| !m.trim().is_empty()));
+            assert_eq!(c.rules.len(), RULES.len());
+            // The web document lacks only the native-only messages.
+            let web: serde_json::Value = serde_json::from_str(web(lang)).unwrap();
+            let n = web["messages"].as_object().unwrap().len();
+            assert!(n < Msg::ALL.len() && n > Msg::ALL.len() / 2, "{n}");
+            assert!(web["messages"].as_object().unwrap().keys().all(|k| !k.starts_with("cli_")));
+        }
+        for (i, m) in Msg::ALL.iter().enumerate() {
+            assert_eq!(m.index(), i, "{}", m.key());
+        }
+    }
+
+    #[test]
+    fn broken_documents_are_refused_with_the_reason() {
+        assert!(parse("").unwrap_err().contains("not JSON"));
+        assert!(parse("{\"schema\": 2}").unwrap_err().contains("schema"));
+        assert!(parse("{\"schema\": 1, \"lang\": \"fr\"}").unwrap_err().contains("language"));
+        let mut v: serde_json::Value = serde_json::from_str(builtin(Lang::En)).unwrap();
+        v["messages"].as_object_mut().unwrap().remove("headline_clean");
+        assert!(parse(&v.to_string()).unwrap_err().contains("headline_clean"));
+        let mut v: serde_json::Value = serde_json::from_str(builtin(Lang::Zh)).unwrap();
+        v["rules"]["stale-context"].as_object_mut().unwrap().remove("fix");
+        assert!(parse(&v.to_string()).unwrap_err().contains("stale-context"));
+    }
+}

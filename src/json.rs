@@ -1,0 +1,464 @@
+//! A small JSON reader (RFC 8259) for what the engine reads: notebooks, cell lists, catalogues
+//! and the package's options.
+//!
+//! It reads a value into a light tree ([`Value`]: strings borrowed where they hold no escape,
+//! numbers kept as their text, objects as lists of pairs where the last of duplicate keys
+//! counts), or walks the elements of an array one at a time ([`Reader::each`]) so that a
+//! notebook's cells are read and dropped one by one. Nesting is bounded ([`MAX_DEPTH`]), every
+//! error says where it is and whether the text simply ended, and nothing in the input can make
+//! it panic or take more than linear time. It is the engine's own so that the WebAssembly
+//! package carries no general-purpose JSON library, and native builds read the same way.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// How deep arrays and objects may nest.
+pub const MAX_DEPTH: usize = 128;
+
+/// A JSON value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    Bool(bool),
+    /// A number, as written.
+    Num(&'a str),
+    Str(Cow<'a, str>),
+    Arr(Vec<Value<'a>>),
+    /// Members in order; duplicate keys are all kept (see [`Value::get`]).
+    Obj(Vec<(Cow<'a, str>, Value<'a>)>),
+}
+
+impl<'a> Value<'a> {
+    /// A member of an object: the last one with that key, as when the object is read whole.
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match self {
+            Value::Obj(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Takes a member out of an object, leaving `null`.
+    pub fn take(&mut self, key: &str) -> Option<Value<'a>> {
+        match self {
+            Value::Obj(m) => m.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| std::mem::replace(v, Value::Null)),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number as an integer, when it is one (no fraction, no exponent) and fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        let Value::Num(n) = self else { return None };
+        let (neg, digits) = match n.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, *n),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut v: i64 = 0;
+        for b in digits.bytes() {
+            v = v.checked_mul(10)?.checked_sub(i64::from(b - b'0'))?;
+        }
+        if neg {
+            Some(v)
+        } else {
+            v.checked_neg()
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_i64().and_then(|i| u64::try_from(i).ok())
+    }
+
+    /// The text of a string, moved out when it was unescaped into its own buffer.
+    pub fn into_string(self) -> Option<String> {
+        match self {
+            Value::Str(s) => Some(s.into_owned()),
+            _ => None,
+        }
+    }
+}
+
+/// Why the text is no JSON, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    what: &'static str,
+    /// 1-based line and column of the problem.
+    pub line: usize,
+    pub column: usize,
+    /// The text ended before the value did (a truncated file).
+    pub eof: bool,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at line {} column {}", self.what, self.line, self.column)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Reads JSON text.
+pub struct Reader<'a> {
+    s: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+/// Reads `text` as one value, and nothing but white space after it.
+pub fn parse(text: &str) -> Result<Value<'_>, Error> {
+    let mut r = Reader::new(text);
+    let v = r.value()?;
+    r.end()?;
+    Ok(v)
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(s: &'a str) -> Reader<'a> {
+        Reader { s, pos: 0, depth: 0 }
+    }
+
+    fn err(&self, what: &'static str) -> Error {
+        let eof = self.pos >= self.s.len();
+        let done = &self.s.as_bytes()[..self.pos.min(self.s.len())];
+        let line = 1 + memchr::memchr_iter(b'\n', done).count();
+        let start = memchr::memrchr(b'\n', done).map_or(0, |i| i + 1);
+        let column = self.s[start..self.pos.min(self.s.len())].chars().count() + usize::from(!eof);
+        Error { what: if eof { "the text ends before the value" } else { what }, line, column, eof }
+    }
+
+    fn skip_ws(&mut self) {
+        let b = self.s.as_bytes();
+        while self.pos < b.len() && matches!(b[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.as_bytes().get(self.pos).copied()
+    }
+
+    fn eat(&mut self, c: u8, what: &'static str) -> Result<(), Error> {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.err(what))
+        }
+    }
+
+    /// Only white space is left.
+    pub fn end(&mut self) -> Result<(), Error> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.err("trailing characters")),
+        }
+    }
+
+    /// The next value starts an array.
+    pub fn at_array(&mut self) -> bool {
+        self.peek() == Some(b'[')
+    }
+
+    /// The next value starts an object.
+    pub fn at_object(&mut self) -> bool {
+        self.peek() == Some(b'{')
+    }
+
+    /// Reads the next value.
+    pub fn value(&mut self) -> Result<Value<'a>, Error> {
+        match self.peek() {
+            Some(b'{') => {
+                let mut members = Vec::new();
+                self.members(|r, key| {
+                    members.push((key, r.value()?));
+                    Ok(())
+                })?;
+                Ok(Value::Obj(members))
+            }
+            Some(b'[') => {
+                let mut items = Vec::new();
+                self.each(|r| {
+                    items.push(r.value()?);
+                    Ok(())
+                })?;
+                Ok(Value::Arr(items))
+            }
+            Some(b'"') => Ok(Value::Str(self.string()?)),
+            Some(b't') => self.word("true", Value::Bool(true)),
+            Some(b'f') => self.word("false", Value::Bool(false)),
+            Some(b'n') => self.word("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.err("expected a value")),
+            None => Err(self.err("expected a value")),
+        }
+    }
+
+    fn nest(&mut self) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("nested too deeply"));
+        }
+        Ok(())
+    }
+
+    /// Reads an array, handing each element's start to `f` (which must read exactly one value).
+    pub fn each(&mut self, mut f: impl FnMut(&mut Reader<'a>) -> Result<(), Error>) -> Result<(), Error> {
+        self.eat(b'[', "expected `[`")?;
+        self.nest()?;
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            f(self)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(self.err("expected `,` or `]`")),
+            }
+        }
+    }
+
+    /// Reads an object, handing each member's key to `f` with the reader at its value (which
+    /// `f` must read).
+    pub fn members(
+        &mut self,
+        mut f: impl FnMut(&mut Reader<'a>, Cow<'a, str>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.eat(b'{', "expected `{`")?;
+        self.nest()?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(self.err("expected a key"));
+            }
+            let key = self.string()?;
+            self.eat(b':', "expected `:`")?;
+            f(self, key)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(self.err("expected `,` or `}`")),
+            }
+        }
+    }
+
+    fn word(&mut self, w: &str, v: Value<'a>) -> Result<Value<'a>, Error> {
+        if self.s[self.pos..].starts_with(w) {
+            self.pos += w.len();
+            Ok(v)
+        } else {
+            Err(self.err("expected a value"))
+        }
+    }
+
+    fn number(&mut self) -> Result<Value<'a>, Error> {
+        let b = self.s.as_bytes();
+        let start = self.pos;
+        let digits = |r: &mut Reader<'a>| {
+            let from = r.pos;
+            while r.pos < b.len() && b[r.pos].is_ascii_digit() {
+                r.pos += 1;
+            }
+            r.pos > from
+        };
+        if b.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+        }
+        let first = self.pos;
+        if !digits(self) {
+            return Err(self.err("invalid number"));
+        }
+        if b[first] == b'0' && self.pos > first + 1 {
+            return Err(self.err("invalid number"));
+        }
+        if b.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if !digits(self) {
+                return Err(self.err("invalid number"));
+            }
+        }
+        if matches!(b.get(self.pos), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(b.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !digits(self) {
+                return Err(self.err("invalid number"));
+            }
+        }
+        Ok(Value::Num(&self.s[start..self.pos]))
+    }
+
+    fn string(&mut self) -> Result<Cow<'a, str>, Error> {
+        let b = self.s.as_bytes();
+        self.pos += 1; // the opening quote
+        let start = self.pos;
+        // The common case: no escape, borrowed as it is.
+        loop {
+            match b.get(self.pos) {
+                None => return Err(self.err("unclosed string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(Cow::Borrowed(&self.s[start..self.pos - 1]));
+                }
+                Some(b'\\') => break,
+                Some(c) if *c < 0x20 => return Err(self.err("control character in a string")),
+                Some(_) => self.pos += 1,
+            }
+        }
+        let mut out = String::with_capacity(self.pos - start + 16);
+        out.push_str(&self.s[start..self.pos]);
+        loop {
+            let run = self.pos;
+            while let Some(&c) = b.get(self.pos) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(&self.s[run..self.pos]);
+            match b.get(self.pos) {
+                None => return Err(self.err("unclosed string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let c = match b.get(self.pos) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            let hi = self.hex4()?;
+                            let c = if (0xd800..0xdc00).contains(&hi) && self.s[self.pos..].starts_with("\\u") {
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if !(0xdc00..0xe000).contains(&lo) {
+                                    return Err(self.err("invalid unicode escape"));
+                                }
+                                char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))
+                            } else {
+                                char::from_u32(hi)
+                            };
+                            // A lone surrogate is kept readable rather than refused.
+                            out.push(c.unwrap_or('\u{fffd}'));
+                            continue;
+                        }
+                        None => return Err(self.err("unclosed string")),
+                        Some(_) => return Err(self.err("invalid escape")),
+                    };
+                    out.push(c);
+                    self.pos += 1;
+                }
+                Some(_) => return Err(self.err("control character in a string")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, Error> {
+        let Some(h) = self.s.get(self.pos..self.pos + 4) else {
+            self.pos = self.s.len().min(self.pos + 4);
+            return Err(self.err("invalid unicode escape"));
+        };
+        if !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(self.err("invalid unicode escape"));
+        }
+        self.pos += 4;
+        Ok(h.bytes().fold(0, |v, c| v * 16 + (c as char).to_digit(16).unwrap_or(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values() {
+        let v = parse(r#" {"a": [1, -2.5e3, true, false, null], "b": "x\"\u00e9\ud83d\ude00\n", "a": {}} "#).unwrap();
+        assert_eq!(v.get("a"), Some(&Value::Obj(vec![])), "the last duplicate counts");
+        assert_eq!(v.get("b").and_then(Value::as_str), Some("x\"é😀\n"));
+        let Value::Obj(m) = &v else { panic!() };
+        let Value::Arr(a) = &m[0].1 else { panic!() };
+        assert_eq!(a[0].as_i64(), Some(1));
+        assert_eq!(a[1].as_i64(), None);
+        assert_eq!(Value::Num("-9223372036854775808").as_i64(), Some(i64::MIN));
+        assert_eq!(Value::Num("9223372036854775808").as_i64(), None);
+        assert_eq!(Value::Num("-1").as_u64(), None);
+        assert!(matches!(parse(r#""plain""#).unwrap(), Value::Str(Cow::Borrowed("plain"))));
+    }
+
+    #[test]
+    fn errors_say_where_and_whether_the_text_ended() {
+        let e = parse("{\"a\": [1, 2").unwrap_err();
+        assert!(e.eof, "{e}");
+        let e = parse("{\"a\":\n  x}").unwrap_err();
+        assert!(!e.eof && e.line == 2 && e.column == 3, "{e}");
+        for bad in [
+            "",
+            "[1,]",
+            "{\"a\" 1}",
+            "[01]",
+            "[1.]",
+            "\"\\x\"",
+            "\"a\u{1}\"",
+            "[] x",
+            "{1: 2}",
+            "nul",
+            "\"\\ud83d\\u0041\"",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert!(parse(&deep).unwrap_err().to_string().contains("nested too deeply"));
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+    }
+
+    /// What serde_json accepts, this accepts, with the same values (over generated texts).
+    #[test]
+    fn reads_as_serde_json_does() {
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let alphabet: Vec<char> = r#"{}[]",:0123-.eE+ \nabtrufls\u00e9"#.chars().collect();
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let text: String =
+                (0..len).map(|k| alphabet[((seed >> (5 * k)) % alphabet.len() as u64) as usize]).collect();
+            let ours = parse(&text).is_ok();
+            let theirs = serde_json::from_str::<serde_json::Value>(&text).is_ok();
+            assert_eq!(ours, theirs, "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,238 @@
+// The report view (www/report-view.js) in headless Chromium, on the engine's own reports: every
+// part of a report rendered, both languages, jumps in notebooks, checklist ticks kept per
+// input, hostile logs and notebooks rendered inert, a report shown without a session.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT, serve, launch, openPage, assertSameOrigin } from "./lib.mjs";
+
+const CASES = path.join(ROOT, "tests/cases");
+const read = (f) => readFileSync(path.join(CASES, f), "utf8");
+const ECHO_LOG = read("cublas-after-assert.log");
+const TRUSTED_LOG = read("launch-blocking-set.log");
+const OTHER_LOG = read("illegal-address.log");
+const CLEAN_LOG = read("near-miss-docs-and-prints.log");
+const NOTEBOOK = read("colab-echoes.ipynb");
+const PAYLOADS = JSON.parse(readFileSync(path.join(ROOT, "tests/payloads.json"), "utf8")).payloads;
+
+let srv, browser, page, log;
+
+before(async () => {
+  srv = await serve();
+  browser = await launch();
+  const ctx = await browser.newContext({ locale: "en-US" });
+  ({ page, log } = await openPage(ctx, srv.url + "?nosw"));
+  // A harness in the page: the engine and the view as the page loads them, both catalogues.
+  await page.evaluate(async () => {
+    const pkg = await import("./pkg/first_assert.js");
+    const { ReportView, sanitize } = await import("./report-view.js");
+    const messages = {};
+    for (const l of ["en", "zh"]) {
+      const json = await (await fetch(`pkg/first-assert.${l}.json`)).text();
+      if (!pkg.hasCatalogue(l)) pkg.setCatalogue(json);
+      messages[l] = JSON.parse(json).messages;
+    }
+    window.__t = {
+      pkg,
+      sanitize,
+      views: [],
+      render(input, lang, kind = "text") {
+        const s = new pkg.Session();
+        const report = kind === "text" ? s.analyzeText(input, { lang }) : s.analyzeNotebook(input, { lang });
+        const root = document.createElement("div");
+        root.dataset.harness = String(this.views.length);
+        document.body.append(root);
+        const v = new ReportView(root, { messages: messages[lang] });
+        v.show(report, s);
+        this.views.push({ v, s, root, messages });
+        return [this.views.length - 1, report];
+      },
+    };
+  });
+});
+
+after(async () => {
+  assertSameOrigin(log, srv.origin);
+  await browser?.close();
+  srv?.close();
+});
+
+/** Renders in the page; returns the harness index and the report. */
+const render = (input, lang = "en", kind = "text") =>
+  page.evaluate(([i, l, k]) => window.__t.render(i, l, k), [input, lang, kind]);
+const root = (i) => page.locator(`[data-harness="${i}"]`);
+
+test("every part of a device-side assert report", async () => {
+  const [i, report] = await render(ECHO_LOG);
+  const r = root(i);
+  assert.equal(await r.getAttribute("data-verdict"), "device_assert");
+  assert.equal(await r.locator("[data-testid=headline]").textContent(), report.headline);
+  const line = r.locator("[data-testid=first-assert] [data-testid=first-assert-line]");
+  assert.match(await line.getAttribute("class"), /mark-first/);
+  assert.match(await line.textContent(), /vectorized_gather_kernel: block: \[9,0,0\], thread: \[0,0,0\] Assertion/);
+  const site = r.locator("[data-testid=first-assert] details.fa-site");
+  assert.match(await site.locator("summary").textContent(), /IndexKernelUtils\.cu:16/);
+  assert.equal(await site.getAttribute("open"), null, "the site details start collapsed");
+
+  const cause = r.locator("[data-testid=cause]");
+  assert.equal(await cause.getAttribute("data-category"), "index_out_of_bounds");
+  assert.equal(await cause.getAttribute("data-rule"), report.cause.rule);
+  assert.ok((await cause.locator(".fa-evidence li").count()) > 0);
+  assert.ok((await cause.textContent()).includes(report.cause.summary));
+
+  const stack = r.locator("[data-testid=stack]");
+  assert.equal(await stack.getAttribute("data-trustworthy"), "false");
+  assert.match(await stack.locator(".fa-badge").getAttribute("class"), /warn/);
+
+  const echoes = r.locator("[data-testid=echo]");
+  assert.equal(await echoes.count(), report.echo_count);
+  assert.match(await echoes.first().textContent(), /CUBLAS_STATUS_EXECUTION_FAILED/);
+  assert.notEqual(await echoes.first().locator("[data-action=jump]").getAttribute("data-line"), null);
+
+  const map = r.locator("[data-testid=map]");
+  assert.equal(await map.locator(".fa-bin.mark-first").count(), 1);
+  assert.ok((await map.locator(".fa-bin.mark-echo").count()) > 0);
+
+  assert.equal(await r.locator("[data-testid=checklist] input[type=checkbox]").count(), report.checklist.length);
+  const snippets = report.checklist.filter((s) => s.code != null).length + (report.cause.snippet != null ? 1 : 0);
+  assert.equal(await r.locator("[data-action=copy]").count(), snippets);
+  assert.ok(snippets >= 2, "the CUDA_LAUNCH_BLOCKING cell and the cause's check");
+});
+
+test("a trustworthy stack, another CUDA error, a clean log", async () => {
+  let [i] = await render(TRUSTED_LOG);
+  assert.equal(await root(i).locator("[data-testid=stack]").getAttribute("data-trustworthy"), "true");
+  assert.match(await root(i).locator("[data-testid=stack] .fa-badge").getAttribute("class"), /ok/);
+  [i] = await render(OTHER_LOG);
+  assert.equal(await root(i).getAttribute("data-verdict"), "other_cuda_error");
+  assert.equal(await root(i).locator("[data-testid=first-assert]").count(), 0);
+  assert.ok((await root(i).locator("[data-testid=other-errors] li").count()) > 0);
+  [i] = await render(CLEAN_LOG);
+  assert.equal(await root(i).getAttribute("data-verdict"), "clean");
+  assert.equal(await root(i).locator("[data-testid=cause]").count(), 0);
+  assert.equal(await root(i).locator("[data-testid=map]").count(), 0);
+});
+
+test("Chinese, and switching back", async () => {
+  const [i] = await render(ECHO_LOG, "zh");
+  const r = root(i);
+  const han = (t) => /[\u4e00-\u9fff]/.test(t);
+  assert.equal(await r.getAttribute("lang"), "zh-Hans");
+  assert.ok(han(await r.locator("[data-testid=cause] h2").textContent()));
+  assert.ok(han(await r.locator("[data-testid=headline]").textContent()));
+  assert.ok(han(await r.locator("[data-testid=checklist]").textContent()));
+  const lang = await page.evaluate((n) => {
+    const { v, s, messages } = window.__t.views[n];
+    const report = s.setLang("en");
+    v.show(report, s, messages.en);
+    try {
+      s.setLang("fr");
+      return "no error";
+    } catch {
+      return report.lang;
+    }
+  }, i);
+  assert.equal(lang, "en");
+  assert.equal(await r.getAttribute("lang"), "en");
+  assert.ok(!han(await r.locator("[data-testid=cause] h2").textContent()));
+});
+
+test("a notebook's map has a cell per entry, and a jump moves the window", async () => {
+  const [i, report] = await render(NOTEBOOK, "en", "notebook");
+  const r = root(i);
+  assert.equal(await r.locator("[data-testid=map] .fa-bin").count(), report.input.cells);
+  const w = r.locator("[data-testid=window]");
+  assert.equal(await w.getAttribute("data-cell"), String(report.first_assert.cell));
+  const later = report.echoes.find((e) => e.cell !== report.first_assert.cell);
+  assert.ok(later, "an echo in a later cell");
+  await r.locator(`[data-testid=echo] [data-action=jump][data-cell="${later.cell}"]`).first().click();
+  assert.equal(await w.getAttribute("data-cell"), String(later.cell));
+  assert.ok((await w.locator(".fa-line.mark-echo").count()) > 0);
+  // The window stays where it was when the report is shown again (a language switch).
+  await page.evaluate((n) => {
+    const { v, s, messages } = window.__t.views[n];
+    v.show(s.setLang("zh"), s, messages.zh);
+  }, i);
+  assert.equal(await w.getAttribute("data-cell"), String(later.cell));
+});
+
+test("checklist ticks are kept per input", async () => {
+  const input = `${ECHO_LOG}\n# checklist test\n`;
+  const [i] = await render(input);
+  const key = await page.evaluate((n) => window.__t.views[n].s.storageKey(), i);
+  await page.evaluate((k) => localStorage.removeItem(k), key);
+  const box = root(i).locator("[data-action=step]").nth(1);
+  await box.click();
+  const id = await box.getAttribute("data-step");
+  assert.ok((await page.evaluate((k) => localStorage.getItem(k), key)).includes(id));
+  const [j] = await render(input);
+  assert.equal(await root(j).locator("[data-action=step]").nth(1).isChecked(), true, "the same input: ticked");
+  const [k] = await render(ECHO_LOG);
+  assert.equal(await root(k).locator("[data-action=step]").nth(1).isChecked(), false, "another input: not");
+  await page.evaluate((k) => localStorage.removeItem(k), key);
+});
+
+/** Nothing from the input became an element, an attribute or a title. */
+async function assertInert(i) {
+  const found = await root(i).evaluate((r) => {
+    const bad = [];
+    for (const tag of ["img", "script", "svg", "iframe", "object", "embed", "a", "style", "link"]) {
+      if (r.querySelector(tag)) bad.push(`<${tag}>`);
+    }
+    for (const el of r.querySelectorAll("*")) {
+      for (const n of el.getAttributeNames()) if (n.startsWith("on") || ["href", "src", "style"].includes(n)) bad.push(`${n} on <${el.tagName}>`);
+    }
+    return bad;
+  });
+  assert.deepEqual(found, []);
+  assert.notEqual(await page.title(), "pwned");
+}
+
+test("hostile logs render as text", async () => {
+  for (const p of PAYLOADS) {
+    const input =
+      `Traceback (most recent call last):\n  File "/content/${p}.py", line 3, in <module>\n    loss = criterion(${p}, labels)\n` +
+      `/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: ${p}: block: [0,0,0], thread: [1,0,0] Assertion \`t >= 0 && ${p}\` failed.\n` +
+      `RuntimeError: CUDA error: device-side assert triggered ${p}\n`;
+    const [i] = await render(input);
+    await assertInert(i);
+    const shown = await root(i).locator("[data-testid=first-assert]").textContent();
+    if (!/[\u0000-\u001f\u007f-\u009f\u2066-\u2069\u202a-\u202e\u200f]/.test(p)) {
+      // Entities such as &lt; are decoded first, like the rest of a copied web page.
+      assert.ok(shown.includes(p.replaceAll("&lt;", "<").replaceAll("&gt;", ">")), `shown as text: ${shown}`);
+    }
+  }
+});
+
+test("hostile notebooks render as text", async () => {
+  const p = PAYLOADS[0];
+  const cells = JSON.stringify([
+    {
+      index: 0,
+      execution_count: 1,
+      source: `x = '${p}'`,
+      outputs: [
+        { kind: "error", ename: "RuntimeError", evalue: "CUDA error: device-side assert triggered", traceback: [p] },
+        { kind: "stream", name: "stderr", text: `Loss.cu:250: f: block: [0,0,0], thread: [0,0,0] Assertion \`${p}\` failed.\n` },
+      ],
+    },
+  ]);
+  const [i] = await render(cells, "en", "notebook");
+  await assertInert(i);
+  assert.ok((await root(i).textContent()).includes(p));
+});
+
+test("the view sanitizes as the engine does, and shows a report without a session", async () => {
+  const out = await page.evaluate(() => window.__t.sanitize("a\tb\u001b[31m\u202ex\u0085"));
+  assert.equal(out, "a    b\\u{1b}[31m\\u{202e}x\\u{85}");
+  // A report from elsewhere (no input kept): no map, no window, the rest as usual.
+  const [i, report] = await render(ECHO_LOG);
+  const bare = await page.evaluate(([n, r]) => {
+    const { v, root } = window.__t.views[n];
+    v.show(r, null);
+    return [root.querySelectorAll("[data-testid=map]").length, root.querySelector("[data-testid=cause]")?.dataset.rule];
+  }, [i, report]);
+  assert.deepEqual(bare, [0, report.cause.rule]);
+});
