@@ -148,7 +148,11 @@ fn run(l: Lang) -> Result<ExitCode, String> {
                 return Err(Msg::CliErrIsDir.fill(l, &[("path", &path)]));
             }
             let f = std::fs::File::open(path).map_err(cannot)?;
-            (read_stream(f, Some(path), &opts, l)?, path.to_string())
+            let report = match mapped::read_log(&f, meta.len(), Some(path), &opts) {
+                Some(r) => r,
+                None => read_stream(f, Some(path), &opts, l)?,
+            };
+            (report, path.to_string())
         }
     };
     let mut out = io::stdout().lock();
@@ -225,4 +229,96 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// Log files read through a memory map, a window at a time: the engine reads the file's pages
+/// where the page cache holds them, with no copy into a buffer and no read call per chunk, and
+/// memory stays bounded by the window. Standard input, small files and anything that is not a
+/// regular log (a notebook, a binary file, a map that fails) take the streaming path.
+#[cfg(unix)]
+mod mapped {
+    use first_assert::{Options, Report, TextAnalyzer};
+    use std::fs::File;
+    use std::os::unix::io::AsRawFd;
+
+    /// Files smaller than this are read, not mapped (mapping costs more than it saves).
+    const MIN: u64 = 1 << 20;
+    /// The window mapped at a time (a multiple of every page size).
+    const WINDOW: u64 = 16 << 20;
+
+    /// One mapped window of a file, unmapped when dropped.
+    struct Window {
+        ptr: *mut libc::c_void,
+        len: usize,
+    }
+
+    impl Window {
+        fn map(f: &File, offset: u64, len: usize) -> Option<Window> {
+            // SAFETY: a read-only private map of an open file, of a length within the file;
+            // the pointer is only read through the slice below, while the map lives.
+            let ptr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE,
+                    f.as_raw_fd(),
+                    offset as libc::off_t,
+                )
+            };
+            if ptr == libc::MAP_FAILED {
+                return None;
+            }
+            // SAFETY: the map just made; advice only.
+            unsafe { libc::madvise(ptr, len, libc::MADV_SEQUENTIAL) };
+            Some(Window { ptr, len })
+        }
+
+        fn bytes(&self) -> &[u8] {
+            // SAFETY: `len` bytes are mapped readable at `ptr` until drop. (A file cut short
+            // while it is read would fault, as it does for every tool that maps files.)
+            unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+        }
+    }
+
+    impl Drop for Window {
+        fn drop(&mut self) {
+            // SAFETY: unmaps exactly what `map` mapped.
+            unsafe { libc::munmap(self.ptr, self.len) };
+        }
+    }
+
+    /// The report on a log file, or `None` when the file is not for this path.
+    pub fn read_log(f: &File, len: u64, name: Option<&str>, opts: &Options) -> Option<Report> {
+        if len < MIN || name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb")) {
+            return None;
+        }
+        let first = Window::map(f, 0, len.min(WINDOW) as usize)?;
+        let head = &first.bytes()[..first.len.min(64 << 10)];
+        if first_assert::input::looks_like_notebook(head) || first_assert::input::sniff_binary(head).is_some() {
+            return None;
+        }
+        let mut a = TextAnalyzer::new();
+        a.feed(first.bytes());
+        drop(first);
+        let mut offset = WINDOW;
+        while offset < len {
+            let w = Window::map(f, offset, (len - offset).min(WINDOW) as usize)?;
+            a.feed(w.bytes());
+            offset += WINDOW;
+        }
+        Some(a.finish(opts))
+    }
+}
+
+#[cfg(not(unix))]
+mod mapped {
+    pub fn read_log(
+        _: &std::fs::File,
+        _: u64,
+        _: Option<&str>,
+        _: &first_assert::Options,
+    ) -> Option<first_assert::Report> {
+        None
+    }
 }

@@ -316,29 +316,27 @@ impl<'a> Reader<'a> {
         let b = self.s.as_bytes();
         self.pos += 1; // the opening quote
         let start = self.pos;
-        // The common case: no escape, borrowed as it is.
-        loop {
-            match b.get(self.pos) {
-                None => return Err(self.err("unclosed string")),
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(&self.s[start..self.pos - 1]));
-                }
-                Some(b'\\') => break,
-                Some(c) if *c < 0x20 => return Err(self.err("control character in a string")),
-                Some(_) => self.pos += 1,
-            }
+        // The common case: no escape, borrowed as it is. The end is found with a SIMD search for
+        // the quote and the backslash; the span before it is then checked for control bytes.
+        let Some(k) = memchr::memchr2(b'"', b'\\', &b[self.pos..]) else {
+            self.pos = b.len();
+            return Err(self.err("unclosed string"));
+        };
+        if let Some(c) = control_at(&b[self.pos..self.pos + k]) {
+            self.pos += c;
+            return Err(self.err("control character in a string"));
+        }
+        self.pos += k;
+        if b[self.pos] == b'"' {
+            self.pos += 1;
+            return Ok(Cow::Borrowed(&self.s[start..self.pos - 1]));
         }
         let mut out = String::with_capacity(self.pos - start + 16);
         out.push_str(&self.s[start..self.pos]);
         loop {
             let run = self.pos;
-            while let Some(&c) = b.get(self.pos) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            let k = memchr::memchr2(b'"', b'\\', &b[self.pos..]).unwrap_or(b.len() - self.pos);
+            self.pos += control_at(&b[self.pos..self.pos + k]).unwrap_or(k);
             out.push_str(&self.s[run..self.pos]);
             match b.get(self.pos) {
                 None => return Err(self.err("unclosed string")),
@@ -398,9 +396,42 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Where the first control byte (< 0x20) of `b` is: eight bytes at a time.
+fn control_at(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    for (i, c) in chunks.by_ref().enumerate() {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        // A byte below 0x20 borrows when 0x20 is taken from it (and had no high bit).
+        if w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0 {
+            if let Some(p) = c.iter().position(|&x| x < 0x20) {
+                return Some(i * 8 + p);
+            }
+        }
+    }
+    let done = b.len() - chunks.remainder().len();
+    chunks.remainder().iter().position(|&x| x < 0x20).map(|p| done + p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_bytes_are_found_wherever_they_are() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut v = vec![b'a'; len];
+                v.extend_from_slice(b"\xe6\x96\xad");
+                if at < len {
+                    v[at] = 0x1f;
+                }
+                assert_eq!(control_at(&v), (at < len).then_some(at), "{len} {at}");
+            }
+        }
+        assert_eq!(control_at(&[0x20, 0x7f, 0x80, 0xff]), None);
+    }
 
     #[test]
     fn values() {

@@ -137,15 +137,15 @@ pub fn analyze_bytes_keeping(
     }
     // Validated once: valid text is read as text; else the scanner reads the bytes (and
     // notes the invalid sequences) and the kept text has them replaced.
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => {
-            a.feed_text(&text);
-            text
-        }
-        Err(e) => {
-            a.feed(e.as_bytes());
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }
+    let text = if scan::utf8_check(&bytes).is_ok() {
+        // SAFETY: `utf8_check` accepts exactly what `str::from_utf8` accepts (tested against
+        // it), so the bytes are UTF-8.
+        let text = unsafe { String::from_utf8_unchecked(bytes) };
+        a.feed_text(&text);
+        text
+    } else {
+        a.feed(&bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
     };
     Ok((a.finish(opts), Decoded::Text(text)))
 }
@@ -164,7 +164,10 @@ fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>) -> Result<Kind<'a>, In
     let utf16 = input::utf16_order(bytes).map(|le| input::decode_utf16(bytes, le));
     let content = utf16.as_ref().map_or(bytes, |t| t.as_bytes());
     if is_ipynb || input::looks_like_notebook(content) {
-        match input::parse_notebook(&String::from_utf8_lossy(content)) {
+        // Valid text (nearly every notebook) is read as it is, without the lossy copy's check.
+        let text =
+            std::str::from_utf8(content).map_or_else(|_| String::from_utf8_lossy(content), std::borrow::Cow::Borrowed);
+        match input::parse_notebook(&text) {
             Ok(nb) => return Ok(Kind::Notebook(nb)),
             Err(e) if is_ipynb => return Err(e),
             // JSON-looking text that is not a notebook: read it as a log.

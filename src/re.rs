@@ -15,6 +15,28 @@ pub use regex::{Captures, Regex};
 #[cfg(target_arch = "wasm32")]
 pub use regex_lite::{Captures, Regex};
 
+/// A pattern compiled when first used: most inputs need few of the formats, and compiling them
+/// all (the CLI's engine builds prefilters) cost more than reading a small log.
+pub struct LazyRegex {
+    src: String,
+    compiled: std::sync::OnceLock<Regex>,
+}
+
+impl LazyRegex {
+    /// `src`, to compile at first use. It must compile (`tests/engines.rs` checks every
+    /// pattern in both engines): a pattern that did not would panic there.
+    pub fn new(src: &str) -> LazyRegex {
+        LazyRegex { src: src.to_string(), compiled: std::sync::OnceLock::new() }
+    }
+}
+
+impl std::ops::Deref for LazyRegex {
+    type Target = Regex;
+    fn deref(&self) -> &Regex {
+        self.compiled.get_or_init(|| compile(&self.src).unwrap_or_else(|e| panic!("engine {e}")))
+    }
+}
+
 /// Compiles a pattern; the error names it.
 pub fn compile(src: &str) -> Result<Regex, String> {
     #[cfg(not(target_arch = "wasm32"))]

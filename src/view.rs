@@ -44,14 +44,32 @@ impl Mark {
 
 /// The analysed input, kept so the page can show any part of it.
 pub enum Source {
-    /// A log: its text, the start of every [`STEP`]-th line (lines 1, 1 + STEP, ...) and its
-    /// number of lines.
+    /// A log: its text, and its line index, made when the view first needs it.
     Text {
         text: String,
-        checkpoints: Vec<usize>,
-        lines: u64,
+        index: std::cell::OnceCell<LineIndex>,
     },
     Cells(Vec<Cell>),
+}
+
+/// Where the lines of a text start: every [`STEP`]-th line's start (lines 1, 1 + STEP, ...),
+/// and how many lines there are.
+pub struct LineIndex {
+    checkpoints: Vec<usize>,
+    lines: u64,
+}
+
+impl LineIndex {
+    fn of(text: &str) -> LineIndex {
+        let mut checkpoints = vec![0];
+        let newlines = index_newlines(text.as_bytes(), &mut checkpoints);
+        // A final newline ends the last line rather than starting an empty one.
+        let lines = newlines + 1 - u64::from(text.ends_with('\n'));
+        if checkpoints.last() == Some(&text.len()) && !text.is_empty() {
+            checkpoints.pop();
+        }
+        LineIndex { checkpoints, lines: lines.max(1) }
+    }
 }
 
 /// A line of a window.
@@ -68,14 +86,7 @@ const MAX_LINE_CHARS: usize = 400;
 impl Source {
     /// A source for a text input.
     pub fn text(text: String) -> Source {
-        let mut checkpoints = vec![0];
-        let newlines = index_newlines(text.as_bytes(), &mut checkpoints);
-        // A final newline ends the last line rather than starting an empty one.
-        let lines = newlines + 1 - u64::from(text.ends_with('\n'));
-        if checkpoints.last() == Some(&text.len()) && !text.is_empty() {
-            checkpoints.pop();
-        }
-        Source::Text { text, checkpoints, lines: lines.max(1) }
+        Source::Text { text, index: std::cell::OnceCell::new() }
     }
 
     /// Lines `[from, to]` (1-based, inclusive) of the input, or of a cell's output text.
@@ -89,7 +100,9 @@ impl Source {
             t.replace('\r', "⏎")
         };
         match self {
-            Source::Text { text, checkpoints, lines } => {
+            Source::Text { text, index } => {
+                let i = index.get_or_init(|| LineIndex::of(text));
+                let (checkpoints, lines) = (&i.checkpoints, &i.lines);
                 let (from, to) = (from.max(1), to.min(*lines));
                 if from > to {
                     return Vec::new();
@@ -122,7 +135,7 @@ impl Source {
     /// How many lines the input (or a cell's output) has.
     pub fn line_count(&self, cell: Option<u32>) -> u64 {
         match self {
-            Source::Text { lines, .. } => *lines,
+            Source::Text { text, index } => index.get_or_init(|| LineIndex::of(text)).lines,
             Source::Cells(cells) => {
                 cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).count() as u64)
             }
@@ -210,8 +223,8 @@ pub const MAP_BINS: u64 = 120;
 pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
     let marks = marks(report);
     match source {
-        Source::Text { lines, .. } => {
-            let total = (*lines).max(1);
+        Source::Text { .. } => {
+            let total = source.line_count(None).max(1);
             let bins = total.min(MAP_BINS);
             (0..bins)
                 .map(|b| {

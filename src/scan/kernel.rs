@@ -339,6 +339,11 @@ impl RawMemo {
         self.active = false;
     }
 
+    /// Whether a line is remembered.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
     /// The block and thread ids of `raw` when it is the remembered line with other ids.
     pub fn repeat(&self, raw: &[u8]) -> Option<BlockThread> {
         if !self.active || raw.len() < self.pre.len() + self.mid.len() + self.post.len() {
@@ -351,7 +356,10 @@ impl RawMemo {
         // The block ids run up to the first byte that is not a digit or a comma; `mid` starts
         // with such a byte (`remember` checks).
         let j = inner.iter().position(|c| !is_id_byte(*c))?;
-        let (b, t) = (&inner[..j], inner[j..].strip_prefix(&self.mid[..])?);
+        // (`same` rather than `strip_prefix`: WebAssembly's memcmp goes a byte at a time.)
+        let rest = &inner[j..];
+        let t = rest.get(self.mid.len()..).filter(|_| same(&rest[..self.mid.len()], &self.mid))?;
+        let b = &inner[..j];
         if b.is_empty() || t.is_empty() || !t.iter().all(|c| is_id_byte(*c)) {
             return None;
         }
@@ -362,9 +370,15 @@ impl RawMemo {
 /// A record's block and thread ids.
 pub type BlockThread = (Option<[u32; 3]>, Option<[u32; 3]>);
 
-/// `a == b`, eight bytes at a time: WebAssembly's `memcmp` goes a byte at a time, and a flood
-/// compares some 100 bytes of every line.
-fn same(a: &[u8], b: &[u8]) -> bool {
+/// `a == b`; in WebAssembly eight bytes at a time: its `memcmp` goes a byte at a time, and a
+/// flood compares some 100 bytes of every line.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
+    a == b
+}
+
+#[cfg(target_arch = "wasm32")]
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
     let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
     a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
@@ -381,8 +395,8 @@ fn plain_ids(b: &[u8]) -> bool {
 /// [`triple`] of ids that are only digits and commas, read byte by byte: a flood reads two per
 /// line, and going through `str` (trim, split, parse) was half the time of a flood in wasm.
 fn plain_triple(b: &[u8]) -> Option<[u32; 3]> {
-    let mut t = [0u32; 3];
-    let (mut k, mut digits) = (0, 0);
+    let mut t = [0u64; 3];
+    let (mut k, mut digits) = (0usize, 0u32);
     for &c in b {
         if c == b',' {
             if digits == 0 || k == 2 {
@@ -391,11 +405,15 @@ fn plain_triple(b: &[u8]) -> Option<[u32; 3]> {
             k += 1;
             digits = 0;
         } else {
-            t[k] = t[k].checked_mul(10)?.checked_add(u32::from(c.wrapping_sub(b'0')))?;
+            // In u64 and below u32::MAX before each digit: no overflow to check.
+            t[k] = t[k] * 10 + u64::from(c.wrapping_sub(b'0'));
             digits += 1;
+            if t[k] > u64::from(u32::MAX) {
+                return None;
+            }
         }
     }
-    (k == 2 && digits > 0).then_some(t)
+    (k == 2 && digits > 0).then(|| t.map(|v| v as u32))
 }
 
 /// True when `norm` holds a kernel record, or the piece of one, that continues on the next

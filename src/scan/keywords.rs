@@ -18,8 +18,11 @@ impl Keywords {
     pub fn new(words: &[&str]) -> Keywords {
         #[cfg(not(target_arch = "wasm32"))]
         let k = Keywords {
+            // A contiguous NFA: its SIMD prefilter does the search all the same, and it builds
+            // in a fraction of a DFA's time (a DFA of these sets took ~10 ms at every start).
             ac: aho_corasick::AhoCorasick::builder()
                 .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .build(words)
                 .expect("keywords compile"),
         };

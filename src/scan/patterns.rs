@@ -5,7 +5,7 @@
 //! compiled once; both engines of [`crate::re`] keep all of them linear-time in the input.
 
 use super::keywords::Keywords;
-use crate::re::Regex;
+use crate::re::LazyRegex;
 use std::sync::OnceLock;
 
 /// The compiled formats.
@@ -13,77 +13,77 @@ pub struct Patterns {
     /// A kernel assertion line: `file:line: func: block: [..], thread: [..] Assertion `cond` failed.`
     /// (also the Windows form without a function, the SYCL form with global/local ids, the
     /// `[CUDA_KERNEL_ASSERT]` form and the machine-translated form once normalised).
-    pub kernel: Regex,
+    pub kernel: LazyRegex,
     /// A HIP/ROCm kernel assertion: `file:line: func: Device-side assertion `cond' failed.`
-    pub kernel_hip: Regex,
+    pub kernel_hip: LazyRegex,
     /// The middle of a kernel line whose start or end was wrapped away.
-    pub kernel_partial: Regex,
+    pub kernel_partial: LazyRegex,
     /// The core of a kernel record: ``Assertion `COND` failed`` or ``Assertion failed: `COND` ``.
-    pub kernel_core: Regex,
+    pub kernel_core: LazyRegex,
     /// The block and thread ids that end a record's head (what survived of them).
-    pub head_ids: Regex,
+    pub head_ids: LazyRegex,
     /// The file, line and function that end the text before a head's ids.
-    pub head_function: Regex,
+    pub head_function: LazyRegex,
     /// A CUDA source file named anywhere (for torn records).
-    pub any_file: Regex,
+    pub any_file: LazyRegex,
     /// `N CUDA device-side assertion failures were found on GPU #d!`
-    pub dsa_found: Regex,
+    pub dsa_found: LazyRegex,
     /// A `key = value` line of a `TORCH_USE_CUDA_DSA` report record.
-    pub dsa_field: Regex,
+    pub dsa_field: LazyRegex,
     /// `CUDA error: ...`, `HIP error: ...`, `cuDNN error: ...` and the other API error forms.
-    pub api_error: Regex,
+    pub api_error: LazyRegex,
     /// `cuda runtime error (59) : device-side assert triggered at file:line`
-    pub runtime_code: Regex,
+    pub runtime_code: LazyRegex,
     /// `THCudaCheck FAIL file=... line=... error=59 : ...`
-    pub thcudacheck: Regex,
+    pub thcudacheck: LazyRegex,
     /// Triton's launcher: `Triton Error [CUDA]: device-side assert triggered`.
-    pub triton_error: Regex,
+    pub triton_error: LazyRegex,
     /// NCCL's `Cuda failure 710 'device-side assert triggered'` (older: no code).
-    pub cuda_failure: Regex,
+    pub cuda_failure: LazyRegex,
     /// A CUDA error's name: `cudaErrorAssert`, `hipErrorAssert`, `CUDA_ERROR_ASSERT`.
-    pub error_name: Regex,
+    pub error_name: LazyRegex,
     /// The core of a device-side assert in any shape: `device-side assert` not followed by
     /// `ion` or `s` (`device-side assertions` is PyTorch's advice, not an error).
-    pub assert_core: Regex,
+    pub assert_core: LazyRegex,
     /// The same, machine-translated into Chinese (`设备端断言`, once normalised).
-    pub assert_core_zh: Regex,
+    pub assert_core_zh: LazyRegex,
     /// `copy_if failed to synchronize: device-side assert triggered`
-    pub sync_failed: Regex,
+    pub sync_failed: LazyRegex,
     /// `CUDA warning: ...` (teardown warnings after an assert).
-    pub api_warning: Regex,
+    pub api_warning: LazyRegex,
     /// `CUDA out of memory.` from the caching allocator.
-    pub oom: Regex,
+    pub oom: LazyRegex,
     /// NCCL failures.
-    pub nccl: Regex,
+    pub nccl: LazyRegex,
     /// ROCm's runtime abort after a kernel fault.
-    pub hsa: Regex,
+    pub hsa: LazyRegex,
     /// The exception class at the end of the text before an error (`[rank0]: RuntimeError: `,
     /// `RuntimeError('`, `x.py:3: UserWarning: `).
-    pub exception_lead: Regex,
+    pub exception_lead: LazyRegex,
     /// A Python exception line that ends a traceback.
-    pub exception_line: Regex,
+    pub exception_line: LazyRegex,
     /// Prefixes that loggers and launchers put before each line.
-    pub prefix: Regex,
+    pub prefix: LazyRegex,
     /// `Traceback (most recent call last)`.
-    pub tb_header: Regex,
+    pub tb_header: LazyRegex,
     /// The separators between chained exceptions.
-    pub tb_chain: Regex,
+    pub tb_chain: LazyRegex,
     /// `File "path", line N, in func`.
-    pub frame_std: Regex,
+    pub frame_std: LazyRegex,
     /// IPython 8: `File path:N, in func(args)`.
-    pub frame_ipy8: Regex,
+    pub frame_ipy8: LazyRegex,
     /// IPython 8 cells: `Cell In[11], line 13` and `Input In [5], in <cell line: 3>()`.
-    pub frame_cell: Regex,
+    pub frame_cell: LazyRegex,
     /// IPython 5-7 and Colab: `<ipython-input-4-abc> in f(args)`, `/path/x.py in f(args)`.
-    pub frame_ipy5: Regex,
+    pub frame_ipy5: LazyRegex,
     /// `rich`: `/path/x.py:162 in forward`.
-    pub frame_rich: Regex,
+    pub frame_rich: LazyRegex,
     /// IPython context lines: `---> 24     code`, `     22     code`, `❱ 162 code`.
-    pub code_numbered: Regex,
+    pub code_numbered: LazyRegex,
     /// Colab's collapsed frames: `4 frames`, `[... skipping hidden 12 frame]`.
-    pub folded: Regex,
+    pub folded: LazyRegex,
     /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
-    pub launch_blocking: Regex,
+    pub launch_blocking: LazyRegex,
     /// The level names a logger prefix may hold past its first character.
     pub levels: Keywords,
     /// What shows where a traceback line's prefix ends: its header, a frame's `File "`.
@@ -91,15 +91,15 @@ pub struct Patterns {
     /// The literals of the notes a line may give (`Scanner::notes`): most lines hold none.
     pub notes: Keywords,
     /// A source line that imports torch (directly or through a library built on it).
-    pub imports_torch: Regex,
+    pub imports_torch: LazyRegex,
     /// A source line that uses CUDA (and so initialises it).
-    pub uses_cuda: Regex,
+    pub uses_cuda: LazyRegex,
     /// A call in a source line: `name(` or a call through a subscript, `layers[i](`.
-    pub call: Regex,
+    pub call: LazyRegex,
     /// A subscript in a source line: `x[...]`.
-    pub subscript: Regex,
+    pub subscript: LazyRegex,
     /// Errors that are the CPU form of a device-side assert's cause.
-    pub cpu_twin: Regex,
+    pub cpu_twin: LazyRegex,
 }
 
 impl Patterns {
@@ -114,7 +114,7 @@ impl Patterns {
 /// Returns the compiled formats.
 pub fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns::build(&mut compile))
+    P.get_or_init(|| Patterns::build(&mut LazyRegex::new))
 }
 
 /// The source of every format, for the tests that check both regex engines agree on them.
@@ -123,14 +123,9 @@ pub fn sources() -> Vec<String> {
     let mut v = Vec::new();
     Patterns::build(&mut |src| {
         v.push(src.to_string());
-        compile(src)
+        LazyRegex::new(src)
     });
     v
-}
-
-fn compile(src: &str) -> Regex {
-    // The formats are fixed; tests compile them in both engines, so this never fires.
-    crate::re::compile(src).unwrap_or_else(|e| panic!("engine {e}"))
 }
 
 // A source path as printed by a kernel: Windows drive letters, both separators, build
@@ -141,7 +136,7 @@ const KFILE: &str =
     r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl)|unknown|<[^<>\n]+>)";
 
 impl Patterns {
-    fn build(re: &mut dyn FnMut(&str) -> Regex) -> Patterns {
+    fn build(re: &mut dyn FnMut(&str) -> LazyRegex) -> Patterns {
         Patterns {
             kernel: re(&format!(
                 r"{KFILE}:(?P<lno>\d+):\s*(?:(?P<func>(?:[^:\n]|::)*?):\s*)?(?:block:\s*\[(?P<block>[^\]\n]*)\],?\s*thread:\s*\[(?P<thread>[^\]\n]*)\]|global\s+id:\s*\[(?P<gid>[^\]\n]*)\],?\s*local\s+id:\s*\[(?P<lid>[^\]\n]*)\])\s*:?\s*Assertion\s*(?:failed:\s*)?(?:`(?P<cond>[^`\n]*)`)?"
