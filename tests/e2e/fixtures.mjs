@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 // Fixture pages written by us, rendering a notebook the way each front end structures it:
 // Colab (a top document with static renderers, and cross-origin outputframe iframes for
-// errors, with Colab-like headers), JupyterLab and classic Notebook. Selectors follow
-// ../shared/knowledge/colab-dom.md; what that file marks as unverified is listed in
-// ASSUMPTIONS so it can be rechecked on a live Colab.
+// errors, with Colab-like headers), JupyterLab and classic Notebook. Selectors follow what
+// public material shows of those pages; what it leaves unverified is listed in ASSUMPTIONS so
+// it can be rechecked on a live Colab.
 //
 // Every text from a notebook is HTML-escaped here: the fixtures carry hostile outputs as text.
 
