@@ -112,15 +112,20 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     // The cause.
     let cause = (verdict == Verdict::DeviceAssert).then(|| {
         let input = rule_input(&facts, first_kernel.as_ref(), raised_tb, raised, stack.as_ref());
-        let decision = rs.decide(&input).unwrap_or_else(|| Decision {
+        let mut ranked = rs.decide(&input).into_iter();
+        let decision = ranked.next().unwrap_or_else(|| Decision {
             rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),
             confidence: 0.0,
             evidence: Vec::new(),
         });
+        let best = decision.confidence;
         let mut cause = cause_from(decision, first_kernel.as_ref(), lang);
+        cause.candidates = candidates(ranked, best, &cause, lang);
         if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
             // The first assert's own form is unknown: so is how far the rest can be trusted.
-            cause.confidence = (cause.confidence * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
+            let scale = |c: f64| (c * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
+            cause.confidence = scale(cause.confidence);
+            cause.candidates.iter_mut().for_each(|c| c.confidence = scale(c.confidence));
         }
         cause
     });
@@ -282,6 +287,9 @@ const INNOCENT_CALLS: &[&str] = &[
     "zero_grad",
     "synchronize",
     "empty_cache",
+    "_cuda_emptyCache",
+    "manual_seed",
+    "manual_seed_all",
     "memory_allocated",
     "memory_reserved",
     "tensor",
@@ -498,8 +506,10 @@ fn rule_input<'a>(
     raised: Option<&'a HostHit>,
     stack: Option<&Stack>,
 ) -> Input<'a> {
+    // Without a kernel line, the file an old build's host message names is a site too.
+    let host_site = raised.and_then(|h| h.site.as_ref().map(|s| (s, None, h.loc)));
     let mut input = Input {
-        site: kernel.map(|k| (&k.site, k.site.name.as_deref(), k.loc)),
+        site: kernel.map(|k| (&k.site, k.site.name.as_deref(), k.loc)).or(host_site),
         messages: &facts.messages,
         trusted_trace: stack.is_some_and(|s| s.trustworthy),
         ..Input::default()
@@ -557,6 +567,36 @@ fn rule_input<'a>(
     input
 }
 
+/// The other causes worth naming beside the best (`best` its confidence): other categories or
+/// rules at least [`CANDIDATE_SHARE`] as likely, at most three.
+fn candidates(rest: impl Iterator<Item = Decision>, best: f32, cause: &Cause, lang: Lang) -> Vec<Candidate> {
+    let rs = ruleset();
+    // A rule of the cause's own category says nothing new: the checks are the same.
+    let mut seen = vec![cause.category];
+    rest.filter(|d| best > 0.0 && d.confidence >= best * CANDIDATE_SHARE)
+        .filter(|d| {
+            let c = rs.rules[d.rule].category;
+            let new = !seen.contains(&c);
+            seen.push(c);
+            new
+        })
+        .take(3)
+        .map(|d| {
+            let r = &rs.rules[d.rule];
+            Candidate {
+                category: r.category,
+                rule: r.id.to_string(),
+                confidence: f64::from((d.confidence * 100.0).round()) / 100.0,
+                title: r.texts(lang).title.to_string(),
+                evidence: d.evidence,
+            }
+        })
+        .collect()
+}
+
+/// How likely, against the best cause, another must be to be named beside it.
+const CANDIDATE_SHARE: f32 = 0.6;
+
 fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     let rs = ruleset();
     let r = &rs.rules[d.rule];
@@ -599,6 +639,7 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
         snippet: Some(t.snippet).filter(|s| !s.is_empty()).map(str::to_string),
         ops,
         evidence: d.evidence,
+        candidates: Vec::new(),
     }
 }
 

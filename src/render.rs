@@ -148,6 +148,21 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), indent_more(&c.ops.join(", "), 5));
         }
         let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderRule.text(l), st.dim(&c.rule));
+        for k in &c.candidates {
+            let pct = (k.confidence * 100.0).round() as u32;
+            let _ = writeln!(
+                out,
+                "   {} {}: {} — {} ({})",
+                st.label("="),
+                Msg::RenderCandidate.text(l),
+                st.bold(k.category.id()),
+                k.title,
+                Msg::ReportConfidence.fill(l, &[("pct", &pct)])
+            );
+            for e in &k.evidence {
+                let _ = writeln!(out, "       {} {}", st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 160));
+            }
+        }
     }
 
     if let Some(s) = &r.stack {

@@ -358,6 +358,26 @@ pub struct Cause {
     pub ops: Vec<String>,
     /// What led here.
     pub evidence: Vec<Evidence>,
+    /// Causes of other categories the evidence also points at, the most likely first, when it
+    /// does not settle the question (at most three, one per category).
+    pub candidates: Vec<Candidate>,
+}
+
+/// Another cause the evidence points at.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct Candidate {
+    /// The category id; never the cause's own.
+    pub category: Category,
+    /// The id of the rule that points here.
+    pub rule: String,
+    /// 0..1, as the cause's.
+    #[cfg_attr(target_arch = "wasm32", serde(serialize_with = "crate::wasm::placeholder"))]
+    pub confidence: f64,
+    /// The rule's short name.
+    pub title: String,
+    /// What points here.
+    pub evidence: Vec<Evidence>,
 }
 
 /// A later CUDA error that is a consequence of the first assert.

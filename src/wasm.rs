@@ -149,10 +149,19 @@ pub fn has_catalogue(lang: &str) -> bool {
 fn to_js(r: &Report) -> Result<JsValue, JsError> {
     let js = json_to_js(r)?;
     if let Some(c) = &r.cause {
-        let cause = js_sys::Reflect::get(&js, &JsValue::from_str("cause"))
-            .map_err(|_| JsError::new("internal error: a report without its cause"))?;
-        js_sys::Reflect::set(&cause, &JsValue::from_str("confidence"), &JsValue::from_f64(c.confidence))
-            .map_err(|_| JsError::new("internal error: a cause that cannot be written"))?;
+        let get = |o: &JsValue, k: &str| {
+            js_sys::Reflect::get(o, &JsValue::from_str(k)).map_err(|_| JsError::new("internal error: a report without its cause"))
+        };
+        let set = |o: &JsValue, v: f64| {
+            js_sys::Reflect::set(o, &JsValue::from_str("confidence"), &JsValue::from_f64(v))
+                .map_err(|_| JsError::new("internal error: a cause that cannot be written"))
+        };
+        let cause = get(&js, "cause")?;
+        set(&cause, c.confidence)?;
+        let list = get(&cause, "candidates")?;
+        for (i, k) in c.candidates.iter().enumerate() {
+            set(&js_sys::Reflect::get_u32(&list, i as u32).map_err(|_| JsError::new("internal error"))?, k.confidence)?;
+        }
     }
     Ok(js)
 }
@@ -399,6 +408,8 @@ struct Window {
 
 /// A value as a plain JavaScript object, through its JSON.
 fn json_to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
-    let json = serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))?;
+    // Writing plain data to a string cannot fail (there is no I/O, and no map has a non-string
+    // key); the error's text would add serde_json's and std's error messages to the package.
+    let json = serde_json::to_string(v).map_err(|_| JsError::new("internal error: a report that is not JSON"))?;
     js_sys::JSON::parse(&json).map_err(|_| JsError::new("internal error: JSON.parse rejected the engine's JSON"))
 }

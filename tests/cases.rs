@@ -95,6 +95,10 @@ fn check(r: &Report, want: &Value) -> Vec<String> {
                     }
                 }
             }
+            "candidates" => {
+                let got: Vec<&str> = r.cause.iter().flat_map(|c| c.candidates.iter().map(|k| k.rule.as_str())).collect();
+                eq(&mut diffs, k, &serde_json::to_value(got).unwrap(), w);
+            }
             "echo_cells" => {
                 let mut cells: Vec<u64> = r.echoes.iter().filter_map(|e| e.at.cell.map(u64::from)).collect();
                 cells.sort();

@@ -271,6 +271,27 @@ export class ReportView {
     this.paragraphs(s, c.fix);
     if (c.ops?.length) s.append(text("p", "fa-ops", `${this.t("view_ops")}: ${c.ops.join(", ")}`));
     s.append(text("p", "fa-rule", `${this.t("view_rule")}: ${c.rule}`));
+    if (c.candidates?.length) {
+      s.append(text("h3", "", this.t("view_candidates")));
+      const ul = el("ul", "fa-candidates");
+      for (const k of c.candidates) {
+        const li = el("li", "");
+        li.setAttribute("data-testid", "candidate");
+        li.setAttribute("data-category", k.category);
+        li.setAttribute("data-rule", k.rule);
+        const pct = Math.round(k.confidence * 100);
+        li.append(text("span", "fa-category", k.category), text("strong", "", k.title), text("span", "fa-confidence", this.t("report_confidence", { pct })));
+        for (const e of k.evidence ?? []) {
+          const p = el("p", "");
+          const code = el("code");
+          this.marked(code, e.text, e.matched);
+          p.append(this.jumpTo(e), code);
+          li.append(p);
+        }
+        ul.append(li);
+      }
+      s.append(ul);
+    }
   }
 
   stack(st, ra) {

@@ -406,8 +406,33 @@ impl RuleSet {
                 return Some(SiteMatch { rule: r, strength: SITE_FUNCTION });
             }
         }
-        let first = cands[0].0;
-        cands.iter().all(|c| c.0 == first).then_some(SiteMatch { rule: first, strength: SITE_FILE })
+        self.file_rules(cands).into_iter().next()
+    }
+
+    /// The rules of a file's sites, each as strong as its share of them (a file shared by
+    /// rules, when only the file is known: an old build's host message names no condition).
+    fn file_rules(&self, cands: &[(usize, usize)]) -> Vec<SiteMatch> {
+        let mut out: Vec<SiteMatch> = Vec::new();
+        for &(r, _) in cands {
+            if out.iter().any(|m| m.rule == r) {
+                continue;
+            }
+            let share = cands.iter().filter(|c| c.0 == r).count() as f32 / cands.len() as f32;
+            out.push(SiteMatch { rule: r, strength: SITE_FILE * share });
+        }
+        crate::order::sort_by_key(&mut out, |m| (u64::MAX - (m.strength * 1e6) as u64, m.rule as u64));
+        out
+    }
+
+    /// Every rule a site may belong to by the site table, the strongest first.
+    fn site_matches(&self, site: &KernelSite, short: Option<&str>) -> Vec<SiteMatch> {
+        if site.condition.is_none() && short.is_none() {
+            let file = basename(&site.file).to_ascii_lowercase();
+            if let Some(cands) = self.sites_by_file.get(&file) {
+                return self.file_rules(cands);
+            }
+        }
+        self.site_table(site, short).into_iter().collect()
     }
 
     /// Kernel patterns matching a site: (pattern index, text that matched).
@@ -439,8 +464,8 @@ impl RuleSet {
         v
     }
 
-    /// Chooses the rule the evidence points at.
-    pub fn decide(&self, input: &Input<'_>) -> Option<Decision> {
+    /// The rules the evidence points at, the most likely first (empty when none).
+    pub fn decide(&self, input: &Input<'_>) -> Vec<Decision> {
         // hits[rule][block] = best hit of that block.
         let mut hits: SmallMap<(usize, usize), Hit> = SmallMap::default();
         let mut put = |rule: usize, block: usize, h: Hit| {
@@ -453,7 +478,7 @@ impl RuleSet {
 
         if let Some((site, short, loc)) = input.site {
             let text = site_text(site, short);
-            if let Some(m) = self.site_table(site, short) {
+            for m in self.site_matches(site, short) {
                 put(
                     m.rule,
                     0,
@@ -553,7 +578,17 @@ impl RuleSet {
             lines(&self.raised, line, loc.at, RAISED);
         }
 
-        let mut best: Option<(f32, usize, i64, usize, Vec<Hit>)> = None;
+        // Every rule the evidence explains: its anchor's strength, how many refining blocks
+        // matched, its priority.
+        struct Explained {
+            strength: f32,
+            refined: usize,
+            priority: i64,
+            rule: usize,
+            anchor: usize,
+            used: Vec<Hit>,
+        }
+        let mut explained: Vec<Explained> = Vec::new();
         for (ri, r) in self.rules.iter().enumerate() {
             // The anchor: the base rule's first block when extending, else the first block.
             let (anchor_rule, refine_from) = match r.extends.and_then(|b| self.index(b)) {
@@ -574,32 +609,42 @@ impl RuleSet {
                     }
                 }
             }
-            if !ok {
+            if ok {
+                let (strength, refined, priority) = (anchor.strength, used.len() - 1, r.priority);
+                explained.push(Explained { strength, refined, priority, rule: ri, anchor: anchor_rule, used });
+            }
+        }
+        // Strongest first; among equals, the more specific, then the higher priority, then the
+        // first rule (a fixed order, whatever the evidence's: rules are pushed in their order,
+        // and the engine's one sort, `crate::order`, is stable).
+        crate::order::sort_by_key(&mut explained, |e| {
+            let specific = 0xffff - (e.refined as u64).min(0xffff);
+            let priority = 0xffff - (e.priority.clamp(-0x8000, 0x7fff) + 0x8000) as u64;
+            (u64::MAX - (e.strength * 1e6) as u64, (specific << 16) | priority)
+        });
+        let mut ranked: Vec<Decision> = Vec::new();
+        let mut anchors: Vec<usize> = Vec::new();
+        for Explained { strength, rule: ri, anchor, used, .. } in &explained {
+            // A rule that only refines the same anchor as a stronger one is no other cause.
+            if anchors.contains(anchor) {
                 continue;
             }
-            let refinements = used.len() - 1;
-            let key = (anchor.strength, refinements, r.priority);
-            let better = match &best {
-                None => true,
-                Some((s, n, pr, _, _)) => (key.0, key.1, key.2) > (*s, *n, *pr),
-            };
-            if better {
-                best = Some((anchor.strength, refinements, r.priority, ri, used));
+            anchors.push(*anchor);
+            let mut evidence: Vec<report::Evidence> = Vec::new();
+            for h in used {
+                if !evidence.iter().any(|e| e.text == h.text) {
+                    evidence.push(report::Evidence {
+                        scope: h.scope.to_string(),
+                        text: h.text.clone(),
+                        matched: h.matched.clone(),
+                        at: h.at,
+                    });
+                }
             }
+            let confidence = (strength * self.rules[*ri].confidence).clamp(0.0, 1.0);
+            ranked.push(Decision { rule: *ri, confidence, evidence });
         }
-        let (strength, _, _, ri, used) = best?;
-        let mut evidence: Vec<report::Evidence> = Vec::new();
-        for h in used {
-            if !evidence.iter().any(|e| e.text == h.text) {
-                evidence.push(report::Evidence {
-                    scope: h.scope.to_string(),
-                    text: h.text,
-                    matched: h.matched,
-                    at: h.at,
-                });
-            }
-        }
-        Some(Decision { rule: ri, confidence: (strength * self.rules[ri].confidence).clamp(0.0, 1.0), evidence })
+        ranked
     }
 }
 

@@ -216,6 +216,9 @@ pub struct HostHit {
     pub exception: Option<String>,
     /// The traceback that ends in this line.
     pub traceback: Option<usize>,
+    /// The kernel source file the message names, when an old build names one
+    /// (`… at …/THCUNN/generic/ClassNLLCriterion.cu:115`, `THCudaCheck FAIL file=…`).
+    pub site: Option<KernelSite>,
 }
 
 /// A frame of a traceback as read.

@@ -10,6 +10,7 @@ use super::facts::HostKind;
 use super::keywords::Keywords;
 use super::patterns::patterns;
 use crate::re::Regex;
+use crate::report::KernelSite;
 use std::sync::OnceLock;
 
 /// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
@@ -61,6 +62,8 @@ pub struct Parsed {
     pub kind: HostKind,
     pub dialect: &'static str,
     pub exception: Option<String>,
+    /// The source file (and line) the message names, as a kernel site without a condition.
+    pub site: Option<KernelSite>,
 }
 
 /// What stands in front of a printed error: the exception class, and whether it is a C++
@@ -99,17 +102,25 @@ pub fn classify(s: &str) -> Option<Parsed> {
         kind,
         dialect,
         exception: lead.exception,
+        site: None,
     };
     if s.contains("THCudaCheck") {
         if let Some((c, lead)) = first_printed(&p.thcudacheck, s) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
-            return Some(found(&c, lead, kind, "thcudacheck"));
+            let site = KernelSite { file: c["file"].to_string(), line: c["line"].parse().ok(), ..KernelSite::default() };
+            return Some(Parsed { site: Some(site), ..found(&c, lead, kind, "thcudacheck") });
         }
     }
     if s.contains("untime error (") {
         if let Some((c, lead)) = first_printed(&p.runtime_code, s) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
-            return Some(found(&c, lead, kind, "cuda_runtime_error"));
+            // `… device-side assert triggered at /x/THCUNN/generic/ClassNLLCriterion.cu:115`
+            let site = c.name("file").map(|f| KernelSite {
+                file: f.as_str().to_string(),
+                line: c.name("line").and_then(|l| l.as_str().parse().ok()),
+                ..KernelSite::default()
+            });
+            return Some(Parsed { site, ..found(&c, lead, kind, "cuda_runtime_error") });
         }
     }
     if s.contains("Triton Error") {
@@ -186,6 +197,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
                 kind: HostKind::Other(kind),
                 dialect: "python",
                 exception: lead.exception,
+                site: None,
             });
         }
     }

@@ -892,6 +892,7 @@ impl Scanner {
             dialect: h.dialect,
             exception: h.exception,
             traceback,
+            site: h.site,
         });
     }
 

@@ -165,7 +165,9 @@ impl Patterns {
             error_name: re(r"\b(?P<name>cudaError\w*|hipError\w*|CUDA_ERROR_[A-Z_]+)"),
             assert_core: re(r"[Dd]evice-side [Aa]ssert(?:[^a-zA-Z]|$)"),
             assert_core_zh: re(r"设备[端侧]的?\s*Assertion"),
-            runtime_code: re(r"(?:cuda|CUDA|Cuda|hip|HIP) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*)"),
+            runtime_code: re(
+                r"(?:cuda|CUDA|Cuda|hip|HIP) runtime error \((?P<code>\d+)\)\s*:\s*(?P<msg>.*?(?: at (?P<file>\S+):(?P<line>\d+))?)\s*$",
+            ),
             thcudacheck: re(
                 r"THCudaCheck(?:Warn)?\s+FAIL\s+file=(?P<file>\S+)\s+line=(?P<line>\d+)\s+error=(?P<code>\d+)\s*:\s*(?P<msg>.*)",
             ),

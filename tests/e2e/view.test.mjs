@@ -14,6 +14,7 @@ const ECHO_LOG = read("cublas-after-assert.log");
 const TRUSTED_LOG = read("launch-blocking-set.log");
 const OTHER_LOG = read("illegal-address.log");
 const CLEAN_LOG = read("near-miss-docs-and-prints.log");
+const TWO_CAUSES_LOG = read("host-only-two-causes.log");
 const NOTEBOOK = read("colab-echoes.ipynb");
 const PAYLOADS = JSON.parse(readFileSync(path.join(ROOT, "tests/payloads.json"), "utf8")).payloads;
 
@@ -113,6 +114,25 @@ test("a trustworthy stack, another CUDA error, a clean log", async () => {
   assert.equal(await root(i).getAttribute("data-verdict"), "clean");
   assert.equal(await root(i).locator("[data-testid=cause]").count(), 0);
   assert.equal(await root(i).locator("[data-testid=map]").count(), 0);
+});
+
+test("a cause the evidence does not settle lists the other candidates, ranked", async () => {
+  for (const lang of ["en", "zh"]) {
+    const [i, report] = await render(TWO_CAUSES_LOG, lang);
+    const want = report.cause.candidates;
+    assert.ok(want.length >= 1, "the fixture leaves two causes open");
+    const items = root(i).locator("[data-testid=cause] [data-testid=candidate]");
+    assert.equal(await items.count(), want.length);
+    for (const [k, c] of want.entries()) {
+      const li = items.nth(k);
+      assert.equal(await li.getAttribute("data-category"), c.category);
+      assert.notEqual(c.category, report.cause.category, "a candidate is another category");
+      assert.equal(await li.getAttribute("data-rule"), c.rule);
+      assert.ok((await li.textContent()).includes(c.title));
+      assert.ok((await li.textContent()).includes(`${Math.round(c.confidence * 100)}%`));
+      assert.equal(await li.locator("code").count(), c.evidence.length);
+    }
+  }
 });
 
 test("Chinese, and switching back", async () => {
