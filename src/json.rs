@@ -130,7 +130,8 @@ impl<'a> Reader<'a> {
         let done = &self.s.as_bytes()[..self.pos.min(self.s.len())];
         let line = 1 + memchr::memchr_iter(b'\n', done).count();
         let start = memchr::memrchr(b'\n', done).map_or(0, |i| i + 1);
-        let column = self.s[start..self.pos.min(self.s.len())].chars().count() + usize::from(!eof);
+        // Characters, not bytes, and counted on bytes: the error may lie inside a character.
+        let column = done[start..].iter().filter(|&&b| b & 0xc0 != 0x80).count() + usize::from(!eof);
         Error { what: if eof { "the text ends before the value" } else { what }, line, column, eof }
     }
 
@@ -468,6 +469,19 @@ mod tests {
             "\"\\ud83d\\u0041\"",
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        // An error at or inside a character of several bytes says where, in characters.
+        for (bad, column) in [
+            ("[1é]", 3),
+            ("{\"é\"é}", 5),
+            ("\"\\é\"", 3),
+            ("[\"\u{5}é\"]", 3),
+            ("é", 1),
+            ("[é\u{1}", 2),
+            ("\"\\u12€\"", 7),
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!((e.line, e.column), (1, column), "{bad:?}: {e}");
         }
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert!(parse(&deep).unwrap_err().to_string().contains("nested too deeply"));

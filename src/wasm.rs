@@ -150,7 +150,8 @@ fn to_js(r: &Report) -> Result<JsValue, JsError> {
     let js = json_to_js(r)?;
     if let Some(c) = &r.cause {
         let get = |o: &JsValue, k: &str| {
-            js_sys::Reflect::get(o, &JsValue::from_str(k)).map_err(|_| JsError::new("internal error: a report without its cause"))
+            js_sys::Reflect::get(o, &JsValue::from_str(k))
+                .map_err(|_| JsError::new("internal error: a report without its cause"))
         };
         let set = |o: &JsValue, v: f64| {
             js_sys::Reflect::set(o, &JsValue::from_str("confidence"), &JsValue::from_f64(v))

@@ -96,7 +96,8 @@ fn check(r: &Report, want: &Value) -> Vec<String> {
                 }
             }
             "candidates" => {
-                let got: Vec<&str> = r.cause.iter().flat_map(|c| c.candidates.iter().map(|k| k.rule.as_str())).collect();
+                let got: Vec<&str> =
+                    r.cause.iter().flat_map(|c| c.candidates.iter().map(|k| k.rule.as_str())).collect();
                 eq(&mut diffs, k, &serde_json::to_value(got).unwrap(), w);
             }
             "echo_cells" => {

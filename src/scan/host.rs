@@ -107,7 +107,8 @@ pub fn classify(s: &str) -> Option<Parsed> {
     if s.contains("THCudaCheck") {
         if let Some((c, lead)) = first_printed(&p.thcudacheck, s) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
-            let site = KernelSite { file: c["file"].to_string(), line: c["line"].parse().ok(), ..KernelSite::default() };
+            let site =
+                KernelSite { file: c["file"].to_string(), line: c["line"].parse().ok(), ..KernelSite::default() };
             return Some(Parsed { site: Some(site), ..found(&c, lead, kind, "thcudacheck") });
         }
     }
