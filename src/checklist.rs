@@ -14,6 +14,9 @@ pub struct Context<'a> {
     /// The kind of the first CUDA error that is not an assert, if any.
     pub other: Option<&'a str>,
     pub echo_count: u64,
+    /// On Colab, with no kernel line in the input and no runtime log beside it: the first step
+    /// is to copy them from the runtime log.
+    pub runtime_log_step: bool,
 }
 
 /// A code snippet from the catalogue (the leading newline of the TOML text dropped).
@@ -38,6 +41,15 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let mut v = Vec::new();
     let category = c.cause.map(|c| c.category).unwrap_or(Category::Unknown);
+    if c.runtime_log_step {
+        v.push(step(
+            "runtime_log",
+            Msg::StepRuntimeLogTitle.text(l).into(),
+            Msg::StepRuntimeLogBody.text(l).into(),
+            None,
+            false,
+        ));
+    }
     v.push(step(
         "restart",
         Msg::StepRestartTitle.text(l).into(),

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 
 /// Notebooks are read whole; beyond this size the command refuses with a clear message.
 const MAX_NOTEBOOK: u64 = 512 << 20;
+/// A runtime log given with `--log` is read whole, up to this size.
+const MAX_RUNTIME_LOG: u64 = 64 << 20;
 /// The size of each read from a log.
 const CHUNK: usize = 1 << 20;
 
@@ -17,6 +19,8 @@ struct Args {
     lang: Lang,
     color: Option<bool>,
     path: Option<String>,
+    /// `--log`: the kernel's own log, read beside the input.
+    log: Option<String>,
 }
 
 pub fn main() -> ExitCode {
@@ -66,7 +70,7 @@ fn with_usage(l: Lang, msg: String) -> String {
 }
 
 fn parse_args(l: Lang) -> Result<Option<Args>, String> {
-    let mut a = Args { json: false, lang: l, color: None, path: None };
+    let mut a = Args { json: false, lang: l, color: None, path: None, log: None };
     let mut it = std::env::args_os().skip(1);
     let mut only_paths = false;
     while let Some(arg) = it.next() {
@@ -112,6 +116,7 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                     _ => return Err(Msg::CliErrBadColor.fill(l, &[("value", &v)])),
                 };
             }
+            "--log" => a.log = Some(value("--log")?),
             "--" => only_paths = true,
             "-" => set_path(&mut a, arg, l)?,
             f if f.starts_with('-') => return Err(with_usage(l, Msg::CliErrUnknownOption.fill(l, &[("option", &f)]))),
@@ -131,7 +136,10 @@ fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
 
 fn run(l: Lang) -> Result<ExitCode, String> {
     let Some(args) = parse_args(l)? else { return Ok(ExitCode::SUCCESS) };
-    let opts = Options { lang: args.lang };
+    let mut opts = Options::lang(args.lang);
+    if let Some(path) = &args.log {
+        opts.runtime_log = Some(read_log(path, l)?);
+    }
     let (report, source) = match args.path.as_deref() {
         None | Some("-") => {
             let stdin = io::stdin();
@@ -165,7 +173,11 @@ fn run(l: Lang) -> Result<ExitCode, String> {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::env::var("TERM").map_or(true, |t| t != "dumb")
         });
-        write!(out, "{}", render::text(&report, &render::TextOptions { color, source: Some(source) }))
+        write!(
+            out,
+            "{}",
+            render::text(&report, &render::TextOptions { color, source: Some(source), log_source: args.log.clone() })
+        )
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         // A reader that went away (`| head`) is not an error worth reporting.
@@ -174,6 +186,21 @@ fn run(l: Lang) -> Result<ExitCode, String> {
         }
     }
     Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// A runtime log (small: a viewer's rows), read whole; UTF-16 and invalid UTF-8 as the input is.
+fn read_log(path: &str, l: Lang) -> Result<String, String> {
+    let cannot = |e: io::Error| Msg::CliErrCannotRead.fill(l, &[("path", &path), ("reason", &io_reason(&e, l))]);
+    let f = std::fs::File::open(path).map_err(cannot)?;
+    if f.metadata().map_err(cannot)?.is_dir() {
+        return Err(Msg::CliErrIsDir.fill(l, &[("path", &path)]));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_RUNTIME_LOG + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_RUNTIME_LOG {
+        return Err(Msg::CliErrLogTooLarge.fill(l, &[("mb", &(MAX_RUNTIME_LOG >> 20))]));
+    }
+    Ok(first_assert::input::decode_text(&bytes))
 }
 
 fn io_reason(e: &io::Error, l: Lang) -> String {
@@ -205,6 +232,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
         return first_assert::analyze_bytes(&all, name, opts).map_err(|e| e.message(l));
     }
     let mut a = TextAnalyzer::new();
+    a.runtime_log(opts);
     a.feed(&head);
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -299,6 +327,7 @@ mod mapped {
             return None;
         }
         let mut a = TextAnalyzer::new();
+        a.runtime_log(opts);
         a.feed(first.bytes());
         drop(first);
         let mut offset = WINDOW;

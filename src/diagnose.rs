@@ -106,8 +106,13 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         echo_count += facts.host_total.saturating_sub(facts.host.len() as u64);
     }
 
-    // Can the traceback be trusted?
-    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, first_loc, raised_at.as_ref(), lang));
+    // Can the traceback be trusted? (A kernel line from a runtime log has no cell: the cell
+    // that raised stands for it.)
+    let stack_loc = match (&first_kernel, first_host) {
+        (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
+        _ => first_loc,
+    };
+    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
 
     // The cause.
     let cause = (verdict == Verdict::DeviceAssert).then(|| {
@@ -154,6 +159,10 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         stack: stack.as_ref(),
         other: other_errors.first().map(|o| o.kind.as_str()),
         echo_count,
+        runtime_log_step: verdict == Verdict::DeviceAssert
+            && first_kernel.is_none()
+            && facts.runtime_log.is_none()
+            && on_colab(&facts),
     };
     let checklist = checklist::steps(&ctx);
     let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
@@ -171,6 +180,12 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
             lossy_utf8: facts.stats.lossy_utf8,
             nul_bytes: facts.stats.nul_bytes,
             long_lines: facts.stats.long_lines,
+            runtime_log: facts.runtime_log.map(|l| RuntimeLogSummary {
+                form: l.form.to_string(),
+                rows: l.rows,
+                total: l.total,
+                newest_first: l.newest_first,
+            }),
         },
         verdict,
         headline,
@@ -461,6 +476,7 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
                         cell: Some(c.index),
                         output: None,
                         execution_count: c.execution_count,
+                        runtime_log: false,
                     },
                 ));
             }
@@ -557,6 +573,7 @@ fn rule_input<'a>(
                         cell: Some(src.index),
                         output: None,
                         execution_count: src.execution_count,
+                        runtime_log: false,
                     },
                     time: None,
                 };
@@ -705,6 +722,18 @@ fn headline(
     }
 }
 
+/// Whether the input ran on Colab: the notebook or the caller says so, or its traceback shows
+/// Colab's paths (`/content/…`, or a cell's frame beside `/usr/local/lib/python3.N/dist-packages`).
+fn on_colab(facts: &Facts) -> bool {
+    if facts.host_env == Some("colab") {
+        return true;
+    }
+    let frames = || facts.tracebacks.iter().flat_map(|t| t.frames.iter());
+    frames().any(|f| f.path.starts_with("/content/"))
+        || (frames().any(|f| f.path.starts_with("/usr/local/lib/python3") && f.path.contains("/dist-packages/"))
+            && frames().any(|f| f.path.starts_with("<ipython-input-")))
+}
+
 fn notes(
     facts: &Facts,
     verdict: Verdict,
@@ -721,10 +750,19 @@ fn notes(
     }
     if verdict == Verdict::DeviceAssert && kernel.is_none() {
         let hip = host.is_some_and(|h| h.dialect == "hip_error");
-        add(
-            "kernel_lines_missing",
-            if hip { Msg::NoteKernelMissingRocm } else { Msg::NoteKernelMissing }.text(lang).to_string(),
-        );
+        if let Some(log) = &facts.runtime_log {
+            add("runtime_log_without_kernel", Msg::NoteRuntimeLogWithoutKernel.fill(lang, &[("rows", &log.rows)]));
+        } else if on_colab(facts) && !hip {
+            add("kernel_lines_in_runtime_log", Msg::NoteKernelInRuntimeLog.text(lang).to_string());
+        } else {
+            add(
+                "kernel_lines_missing",
+                if hip { Msg::NoteKernelMissingRocm } else { Msg::NoteKernelMissing }.text(lang).to_string(),
+            );
+        }
+    }
+    if let Some(k) = kernel.filter(|k| k.loc.at.runtime_log) {
+        add("kernel_from_runtime_log", Msg::NoteKernelFromRuntimeLog.fill(lang, &[("line", &k.loc.at.line)]));
     }
     if verdict == Verdict::DeviceAssert && facts.dsa_hint && !facts.dsa_report {
         add("dsa_needs_source_build", Msg::NoteDsa.text(lang).to_string());

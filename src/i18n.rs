@@ -74,6 +74,9 @@ impl Msg {
 pub fn location(lang: Lang, at: &crate::report::Location) -> String {
     // Users find a cell by the `[n]` beside it, so that comes first; the report's `cell` is
     // the 0-based index, shown counted from 1 when a cell never ran.
+    if at.runtime_log {
+        return Msg::AtRuntimeLog.fill(lang, &[("line", &at.line)]);
+    }
     match (at.cell, at.execution_count) {
         (Some(_), Some(n)) => Msg::AtCell.fill(lang, &[("exec", &n), ("line", &at.line)]),
         (Some(c), None) => Msg::AtCellPos.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),

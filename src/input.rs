@@ -96,6 +96,9 @@ pub struct Notebook {
     /// `notebook` for nbformat files, `cells` for the cell-list shape.
     pub format: &'static str,
     pub cells: Vec<Cell>,
+    /// Where the notebook ran, when it says: `colab` for a notebook saved by Colab (its
+    /// metadata has a `colab` entry) or a cell list whose `host` is `colab`.
+    pub host: Option<&'static str>,
 }
 
 /// Guesses whether bytes are a notebook or a cell list (JSON with cells) rather than a log.
@@ -172,6 +175,15 @@ pub fn utf16_order(bytes: &[u8]) -> Option<bool> {
     }
 }
 
+/// Text from bytes as a log is read: UTF-16 when its first bytes say so, else UTF-8 with
+/// invalid sequences replaced; without a byte-order mark.
+pub fn decode_text(bytes: &[u8]) -> String {
+    match utf16_order(bytes) {
+        Some(le) => decode_utf16(bytes, le),
+        None => String::from_utf8_lossy(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)).into_owned(),
+    }
+}
+
 /// Decodes UTF-16 text (lossily).
 pub fn decode_utf16(bytes: &[u8], little_endian: bool) -> String {
     let body = bytes.strip_prefix(if little_endian { b"\xff\xfe" } else { b"\xfe\xff" }).unwrap_or(bytes);
@@ -204,6 +216,7 @@ pub fn parse_notebook(json: &str) -> Result<Notebook, InputError> {
 /// `nbformat`, then `cells` missing or not an array, then the first cell that is wrong.
 pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, json::Error> {
     let mut r = json::Reader::new(json);
+    let mut host = None;
     let top = if r.at_array() {
         Shape::Array(cells_of(&mut r)?)
     } else if r.at_object() {
@@ -216,6 +229,16 @@ pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, json::E
                     cells = Some(Shape::Other);
                 }
                 "nbformat" => nbformat = Some(r.value()?.as_u64()),
+                "metadata" => {
+                    if r.value()?.get("colab").is_some() {
+                        host = Some("colab");
+                    }
+                }
+                "host" => {
+                    if r.value()?.as_str() == Some("colab") {
+                        host = Some("colab");
+                    }
+                }
                 k => {
                     worksheets |= k == "worksheets";
                     r.value()?;
@@ -230,13 +253,13 @@ pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, json::E
     };
     r.end()?;
     Ok(match top {
-        Shape::Array(cells) => cells.map(|cells| Notebook { format: "cells", cells }),
+        Shape::Array(cells) => cells.map(|cells| Notebook { format: "cells", cells, host }),
         Shape::Object { worksheets, nbformat, cells } => {
             let format = if nbformat.is_some() { "notebook" } else { "cells" };
             match (worksheets, nbformat.flatten(), cells.map(|c| *c)) {
                 (true, ..) => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)])),
                 (_, Some(n), _) if n < 4 => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)])),
-                (_, _, Some(Shape::Array(cells))) => cells.map(|cells| Notebook { format, cells }),
+                (_, _, Some(Shape::Array(cells))) => cells.map(|cells| Notebook { format, cells, host }),
                 (_, _, Some(_)) => Err(InputError::new(
                     Msg::ErrCellField,
                     &[("cell", &"-"), ("field", &"cells"), ("expected", &"array")],

@@ -48,7 +48,9 @@ pub mod re;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod render;
 pub mod report;
+pub mod report_json;
 pub mod rules;
+pub mod runtime_log;
 pub mod sanitize;
 pub mod scan;
 pub mod view;
@@ -72,14 +74,61 @@ use scan::Scanner;
 pub struct Options {
     /// The language of the report's texts.
     pub lang: Lang,
+    /// The kernel's own log, read beside the input: Colab's runtime log (Runtime > View
+    /// runtime logs, in any form [`runtime_log`] reads) or any stderr text, where the
+    /// kernel's `Assertion ... failed` lines are when the cells do not show them.
+    pub runtime_log: Option<String>,
+    /// Where the input comes from, when the caller knows (`colab`: the page's Colab
+    /// adapter); a notebook saved by Colab says so itself.
+    pub host: Option<String>,
+}
+
+impl Options {
+    /// Options in a language, nothing else set.
+    pub fn lang(lang: Lang) -> Options {
+        Options { lang, ..Options::default() }
+    }
+
+    fn colab(&self) -> bool {
+        self.host.as_deref() == Some("colab")
+    }
+}
+
+/// The rows of the runtime log in `opts`, oldest first: its last session's when it is in a
+/// runtime-log form, else its lines as they are.
+fn log_rows(opts: &Options) -> Option<(scan::facts::LogInfo, Vec<runtime_log::Row>)> {
+    let text = opts.runtime_log.as_deref()?;
+    Some(match runtime_log::parse(text) {
+        Some(log) => {
+            let rows = log.session().to_vec();
+            let info = scan::facts::LogInfo {
+                form: log.form,
+                rows: rows.len() as u64,
+                total: log.rows.len() as u64,
+                newest_first: log.newest_first,
+            };
+            (info, rows)
+        }
+        None => {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            let rows: Vec<runtime_log::Row> = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| runtime_log::Row { line: i as u64 + 1, time: 0, level: "", message: l.to_string() })
+                .collect();
+            let n = rows.len() as u64;
+            (scan::facts::LogInfo { form: "lines", rows: n, total: n, newest_first: false }, rows)
+        }
+    })
 }
 
 /// Analyses a log held in memory.
 pub fn analyze_text(text: &str, opts: &Options) -> Report {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut s = Scanner::new();
-    s.feed_str(text);
-    diagnose::diagnose(s.finish(), "text", opts.lang)
+    let mut a = TextAnalyzer::new();
+    a.runtime_log(opts);
+    a.feed_text(text);
+    a.finish(opts)
 }
 
 /// Analyses a notebook (nbformat 4) or a cell list given as JSON text.
@@ -90,7 +139,7 @@ pub fn analyze_notebook(json: &str, opts: &Options) -> Result<Report, InputError
 
 /// Analyses cells already in the engine's shape.
 pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
-    analyze_parsed(&Notebook { format: "cells", cells: cells.to_vec() }, opts)
+    analyze_parsed(&Notebook { format: "cells", cells: cells.to_vec(), host: None }, opts)
 }
 
 /// Analyses bytes of unknown kind: a notebook or cell list when it looks like one (or the
@@ -98,6 +147,7 @@ pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
 /// lossily and the report says so).
 pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> Result<Report, InputError> {
     let mut a = TextAnalyzer::new();
+    a.runtime_log(opts);
     match classify(bytes, file_name)? {
         Kind::Notebook(nb) => return Ok(analyze_parsed(&nb, opts)),
         Kind::Utf16(text) => a.feed(text.as_bytes()),
@@ -123,6 +173,7 @@ pub fn analyze_bytes_keeping(
     opts: &Options,
 ) -> Result<(Report, Decoded), InputError> {
     let mut a = TextAnalyzer::new();
+    a.runtime_log(opts);
     match classify(&bytes, file_name)? {
         Kind::Notebook(nb) => return Ok((analyze_parsed(&nb, opts), Decoded::Notebook(nb))),
         Kind::Utf16(text) => {
@@ -194,8 +245,16 @@ pub struct TextAnalyzer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Encoding {
     Utf8,
-    Utf16 { little_endian: bool },
+    Utf16 {
+        little_endian: bool,
+    },
+    /// A runtime log (its first line says so): held whole, then read oldest row first.
+    RuntimeLog,
 }
+
+/// A runtime log given as the input is held whole up to this size (the viewer's rows are a
+/// few megabytes at most); past it, it is read as the text it is.
+const MAX_HELD_LOG: usize = 64 << 20;
 
 /// Bytes looked at before deciding the encoding (fewer when the input is shorter).
 const SNIFF: usize = 1024;
@@ -212,6 +271,17 @@ impl TextAnalyzer {
         TextAnalyzer { scanner: Scanner::new(), head: Vec::new(), encoding: None }
     }
 
+    /// Reads the runtime log of `opts`, if any, before the log itself (the kernel printed its
+    /// lines before Python raised the error). Call it before feeding anything.
+    pub fn runtime_log(&mut self, opts: &Options) {
+        if let Some((info, rows)) = log_rows(opts) {
+            self.scanner.runtime_log(info, &rows);
+        }
+        if opts.colab() {
+            self.scanner.set_host("colab");
+        }
+    }
+
     /// Reads the next chunk.
     pub fn feed(&mut self, chunk: &[u8]) {
         match self.encoding {
@@ -225,6 +295,14 @@ impl TextAnalyzer {
                 }
             }
             Some(Encoding::Utf8) => self.scanner.feed(chunk),
+            Some(Encoding::RuntimeLog) => {
+                self.head.extend_from_slice(chunk);
+                if self.head.len() > MAX_HELD_LOG {
+                    self.encoding = Some(Encoding::Utf8);
+                    let held = std::mem::take(&mut self.head);
+                    self.scanner.feed(&held);
+                }
+            }
             Some(Encoding::Utf16 { little_endian }) => {
                 self.head.extend_from_slice(chunk);
                 self.feed_utf16(little_endian, false);
@@ -237,7 +315,23 @@ impl TextAnalyzer {
     fn feed_text(&mut self, text: &str) {
         debug_assert!(self.encoding.is_none() && self.head.is_empty());
         self.encoding = Some(Encoding::Utf8);
+        if runtime_log::looks_like(text.as_bytes()) {
+            if let Some(log) = runtime_log::parse(text) {
+                return self.read_log_input(log, text.len());
+            }
+        }
         self.scanner.feed_str(text);
+    }
+
+    /// Reads a runtime log given as the input itself: its rows oldest first, each at its line.
+    fn read_log_input(&mut self, log: runtime_log::RuntimeLog, bytes: usize) {
+        let info = scan::facts::LogInfo {
+            form: log.form,
+            rows: log.rows.len() as u64,
+            total: log.rows.len() as u64,
+            newest_first: log.newest_first,
+        };
+        self.scanner.log_as_input(info, &log.rows, bytes as u64);
     }
 
     fn decide(&mut self) {
@@ -248,6 +342,10 @@ impl TextAnalyzer {
                 let bom: &[u8] = if le { b"\xff\xfe" } else { b"\xfe\xff" };
                 self.head = head.strip_prefix(bom).unwrap_or(&head).to_vec();
                 self.feed_utf16(le, false);
+            }
+            None if runtime_log::looks_like(&head) => {
+                self.encoding = Some(Encoding::RuntimeLog);
+                self.head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&head).to_vec();
             }
             None => {
                 self.encoding = Some(Encoding::Utf8);
@@ -281,18 +379,42 @@ impl TextAnalyzer {
         if let Some(Encoding::Utf16 { little_endian }) = self.encoding {
             self.feed_utf16(little_endian, true);
         }
-        diagnose::diagnose(self.scanner.finish(), "text", opts.lang)
+        if self.encoding == Some(Encoding::RuntimeLog) {
+            let held = std::mem::take(&mut self.head);
+            let text = String::from_utf8_lossy(&held);
+            match runtime_log::parse(&text) {
+                Some(log) => self.read_log_input(log, held.len()),
+                None => self.scanner.feed(&held),
+            }
+        }
+        let facts = self.scanner.finish();
+        // A runtime log given as the input, rather than beside it.
+        let format = if facts.runtime_log.is_some() && opts.runtime_log.is_none() { "runtime_log" } else { "text" };
+        diagnose::diagnose(facts, format, opts.lang)
     }
 }
 
 fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     let mut s = Scanner::new();
     s.set_cell_count(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32));
+    if nb.host == Some("colab") || opts.colab() {
+        s.set_host("colab");
+    }
     // Cells in the order they ran; cells that never ran (no execution count) after those
     // that did, in page order.
     let mut run_order: Vec<&Cell> = nb.cells.iter().collect();
     order::sort_by_key(&mut run_order, |c| (order::ordered(c.execution_count.unwrap_or(i64::MAX)), u64::from(c.index)));
+    // A runtime log goes where its kernel lines were printed: while the first cell that
+    // reports a device-side assert ran (else after the last cell).
+    let mut log = log_rows(opts);
+    let failing =
+        log.as_ref().and_then(|_| run_order.iter().position(|c| c.outputs.iter().any(|o| reports_assert(&o.text))));
     for (run, c) in run_order.iter().enumerate() {
+        if failing == Some(run) {
+            if let Some((info, rows)) = log.take() {
+                s.runtime_log(info, &rows);
+            }
+        }
         if c.cell_type == "code" || c.cell_type.is_empty() {
             s.cell_source(CellSource {
                 index: c.index,
@@ -310,5 +432,16 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
             s.feed_str(&o.text);
         }
     }
+    if let Some((info, rows)) = log {
+        s.runtime_log(info, &rows);
+    }
     diagnose::diagnose(s.finish(), nb.format, opts.lang)
+}
+
+/// Whether an output reports a device-side assert in one of the host's usual words (a cheap
+/// look, to place a runtime log; the scan decides).
+fn reports_assert(text: &str) -> bool {
+    ["device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"]
+        .iter()
+        .any(|k| text.contains(k))
 }

@@ -16,6 +16,8 @@ pub struct TextOptions {
     pub color: bool,
     /// The input's name, shown in `--> name:line`.
     pub source: Option<String>,
+    /// The name of the runtime log read beside the input, for places in it.
+    pub log_source: Option<String>,
 }
 
 pub use crate::sanitize::sanitize;
@@ -104,7 +106,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     }
 
     if let Some(fa) = &r.first_assert {
-        first_assert(&mut out, &st, l, fa, &source);
+        let log = o.log_source.clone().unwrap_or_else(|| "runtime log".into());
+        first_assert(&mut out, &st, l, fa, if fa.at.runtime_log { &log } else { &source });
     }
     for e in &r.other_errors {
         if r.verdict == Verdict::OtherCudaError {
@@ -253,6 +256,9 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 }
 
 fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source: &str) {
+    // In the input's order (a log listed newest first was read the other way round).
+    let mut context = fa.context.clone();
+    context.sort_by_key(|c| c.line);
     let width = fa
         .context
         .iter()
@@ -265,7 +271,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
     let cell = fa.at.cell.map(|c| format!(" ({})", Msg::RenderCell.fill(l, &[("cell", &c)]))).unwrap_or_default();
     let _ = writeln!(out, "{:w$}{} {}:{}{}", "", st.label("-->"), sanitize(source), fa.at.line, cell, w = width);
     let _ = writeln!(out, "{:w$} {}", "", st.label("|"), w = width);
-    for c in fa.context.iter().filter(|c| c.line < fa.at.line) {
+    for c in context.iter().filter(|c| c.line < fa.at.line) {
         let _ = writeln!(
             out,
             "{} {} {}",
@@ -296,7 +302,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
     };
     let _ = writeln!(out, "{:w$} {} {}", "", st.label("|"), st.error(&format!("^ {mark}")), w = width);
     let last = fa.end_line.unwrap_or(fa.at.line);
-    for c in fa.context.iter().filter(|c| c.line > last) {
+    for c in context.iter().filter(|c| c.line > last) {
         let _ = writeln!(
             out,
             "{} {} {}",

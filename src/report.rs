@@ -155,6 +155,24 @@ pub struct InputSummary {
     pub nul_bytes: u64,
     /// Lines longer than the engine's piece size, analysed in pieces.
     pub long_lines: u64,
+    /// The runtime log read beside the input, `null` when none was given.
+    pub runtime_log: Option<RuntimeLogSummary>,
+}
+
+/// The runtime log read beside the input (Colab's Runtime > View runtime logs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct RuntimeLogSummary {
+    /// `csv` (the viewer's download), `rows` (rows copied from the viewer) or `lines` (a text
+    /// in neither form, such as a terminal's stderr, read line by line).
+    pub form: String,
+    /// Rows read: those of the kernel session that matters (from the last kernel start
+    /// before the last assert).
+    pub rows: u64,
+    /// Rows in the log.
+    pub total: u64,
+    /// The log listed the newest row first (it was read oldest first).
+    pub newest_first: bool,
 }
 
 /// Where something is in the input.
@@ -170,6 +188,10 @@ pub struct Location {
     pub output: Option<u32>,
     /// The cell's execution count, when known.
     pub execution_count: Option<i64>,
+    /// True when the place is in the runtime log given beside the input (Colab's Runtime >
+    /// View runtime logs): `line` is then the log's line. Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub runtime_log: bool,
 }
 
 /// The kind of a first assert.
@@ -183,6 +205,17 @@ pub enum AssertKind {
     DsaReport,
     /// A host-side error that reports a device-side assert (no kernel line in the input).
     HostError,
+}
+
+impl AssertKind {
+    /// The kind's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            AssertKind::KernelAssert => "kernel_assert",
+            AssertKind::DsaReport => "dsa_report",
+            AssertKind::HostError => "host_error",
+        }
+    }
 }
 
 /// The first device-side assert.
@@ -340,7 +373,6 @@ pub struct Cause {
     /// The id of the rule that concluded it (a file in `rules/`).
     pub rule: String,
     /// 0..1: how sure the engine is.
-    #[cfg_attr(target_arch = "wasm32", serde(serialize_with = "crate::wasm::placeholder"))]
     pub confidence: f64,
     /// A short name for the cause.
     pub title: String,
@@ -372,7 +404,6 @@ pub struct Candidate {
     /// The id of the rule that points here.
     pub rule: String,
     /// 0..1, as the cause's.
-    #[cfg_attr(target_arch = "wasm32", serde(serialize_with = "crate::wasm::placeholder"))]
     pub confidence: f64,
     /// The rule's short name.
     pub title: String,
@@ -411,6 +442,19 @@ pub enum LaunchBlocking {
     /// Set, but the error still carries the "asynchronously reported" note, so PyTorch did
     /// not see it.
     Ignored,
+}
+
+impl LaunchBlocking {
+    /// The state's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            LaunchBlocking::NotSet => "not_set",
+            LaunchBlocking::Set => "set",
+            LaunchBlocking::SetAfterImport => "set_after_import",
+            LaunchBlocking::SetAfterCuda => "set_after_cuda",
+            LaunchBlocking::Ignored => "ignored",
+        }
+    }
 }
 
 /// Whether the traceback can be trusted.

@@ -12,6 +12,8 @@ use crate::scan::normalize::strip_escapes;
 pub struct Target {
     pub cell: Option<u32>,
     pub line: u64,
+    /// A line of the runtime log read beside the input.
+    pub log: bool,
 }
 
 /// How a line or a map entry is marked.
@@ -222,6 +224,19 @@ pub const MAP_BINS: u64 = 120;
 /// in page order (markdown cells included, so the map looks like the notebook).
 pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
     let marks = marks(report);
+    // The runtime log read beside the input comes first, when the report points into it.
+    let log = marks.iter().filter(|(t, _)| t.log).max_by_key(|(_, m)| *m).map(|&(target, mark)| MapEntry {
+        target: Some(target),
+        mark,
+        label: Msg::MapLogLabel.text(lang).to_string(),
+        title: Msg::MapLog.text(lang).to_string(),
+    });
+    let mut entries: Vec<MapEntry> = log.into_iter().collect();
+    entries.extend(input_map(&marks, source, lang));
+    entries
+}
+
+fn input_map(marks: &[(Target, Mark)], source: &Source, lang: Lang) -> Vec<MapEntry> {
     match source {
         Source::Text { .. } => {
             let total = source.line_count(None).max(1);
@@ -230,8 +245,10 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
                 .map(|b| {
                     let from = b * total / bins + 1;
                     let to = (b + 1) * total / bins;
-                    let inside: Vec<&(Target, Mark)> =
-                        marks.iter().filter(|(t, _)| t.cell.is_none() && t.line >= from && t.line <= to).collect();
+                    let inside: Vec<&(Target, Mark)> = marks
+                        .iter()
+                        .filter(|(t, _)| !t.log && t.cell.is_none() && t.line >= from && t.line <= to)
+                        .collect();
                     let best = inside.iter().max_by_key(|(_, m)| *m);
                     MapEntry {
                         target: best.map(|(t, _)| *t),
@@ -253,9 +270,9 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
                     None => "[ ]".to_string(),
                 };
                 MapEntry {
-                    target: best
-                        .map(|(t, _)| *t)
-                        .or_else(|| (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1 })),
+                    target: best.map(|(t, _)| *t).or_else(|| {
+                        (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1, log: false })
+                    }),
                     mark: best.map_or(Mark::None, |(_, m)| *m),
                     title: Msg::MapCell.fill(lang, &[("pos", &(u64::from(c.index) + 1)), ("label", &label)]),
                     label,
@@ -268,12 +285,12 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
 /// Every marked place of the report.
 pub fn marks(report: &Report) -> Vec<(Target, Mark)> {
     let mut v = Vec::new();
-    let t = |at: &crate::report::Location| Target { cell: at.cell, line: at.line };
+    let t = |at: &crate::report::Location| Target { cell: at.cell, line: at.line, log: at.runtime_log };
     if let Some(f) = &report.first_assert {
         v.push((t(&f.at), Mark::First));
         if let Some(end) = f.end_line {
             for line in f.at.line + 1..=end {
-                v.push((Target { cell: f.at.cell, line }, Mark::First));
+                v.push((Target { cell: f.at.cell, line, log: f.at.runtime_log }, Mark::First));
             }
         }
     }
@@ -302,7 +319,11 @@ pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLin
         .lines(target.cell, from, to)
         .into_iter()
         .map(|(no, text)| {
-            let mark = marks.iter().filter(|(t, _)| t.cell == target.cell && t.line == no).map(|(_, m)| *m).max();
+            let mark = marks
+                .iter()
+                .filter(|(t, _)| t.cell == target.cell && t.log == target.log && t.line == no)
+                .map(|(_, m)| *m)
+                .max();
             WindowLine { no, text, mark: mark.unwrap_or(Mark::None) }
         })
         .collect()
@@ -311,7 +332,7 @@ pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLin
 /// Where the page opens its window first: the first assert, else the first other error.
 pub fn initial_target(report: &Report) -> Option<Target> {
     let at = report.first_assert.as_ref().map(|f| f.at).or_else(|| report.other_errors.first().map(|o| o.at))?;
-    Some(Target { cell: at.cell, line: at.line })
+    Some(Target { cell: at.cell, line: at.line, log: at.runtime_log })
 }
 
 /// How a place reads on the page (with the cell's execution count, as the notebook shows it).
@@ -320,7 +341,8 @@ pub fn where_(report: &Report, source: &Source, t: Target) -> String {
         Source::Cells(cells) => cells.iter().find(|c| Some(c.index) == t.cell).and_then(|c| c.execution_count),
         Source::Text { .. } => None,
     };
-    location(report.lang, &crate::report::Location { line: t.line, cell: t.cell, output: None, execution_count })
+    let at = crate::report::Location { line: t.line, cell: t.cell, output: None, execution_count, runtime_log: t.log };
+    location(report.lang, &at)
 }
 
 /// A 64-bit FNV-1a hash: the key under which the page remembers the checklist of an input.
@@ -398,7 +420,7 @@ mod tests {
         assert_eq!(m.len() as u64, MAP_BINS);
         let last = m.last().unwrap();
         assert_eq!(last.mark, Mark::First);
-        assert_eq!(last.target, Some(Target { cell: None, line: 1000 }));
+        assert_eq!(last.target, Some(Target { cell: None, line: 1000, log: false }));
         assert!(m.iter().take(100).all(|e| e.mark == Mark::None && e.target.is_none()));
     }
 

@@ -9,7 +9,6 @@
 
 use crate::i18n::Lang;
 use crate::input::{self, Cell};
-use crate::json::{self, Value};
 use crate::report::Report;
 use crate::view::{self, Source, Target};
 use crate::Options;
@@ -21,6 +20,11 @@ const TS_TYPES: &str = r#"
 export interface AnalyzeOptions {
   /** The language of the report's texts; default "en". */
   lang?: "en" | "zh";
+  /** The kernel's own log, read beside the input: Colab's runtime log (Runtime > View runtime
+   * logs, downloaded or copied) or any stderr text. */
+  runtimeLog?: string | null;
+  /** Where the input comes from, when the caller knows: "colab". */
+  host?: string | null;
 }
 
 /** Where something is: a 1-based line of the input, or of a notebook cell's output text. */
@@ -29,6 +33,8 @@ export interface Location {
   cell: number | null;
   output: number | null;
   execution_count: number | null;
+  /** Present (true) when the place is in the runtime log read beside the input. */
+  runtime_log?: true;
 }
 
 export type Category = "invalid_label" | "index_out_of_bounds" | "invalid_value" | "shape_mismatch" | "dtype_mismatch" | "stale_context" | "unknown";
@@ -38,7 +44,8 @@ export interface Report {
   schema: number;
   tool: { name: string; version: string };
   lang: "en" | "zh";
-  input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number };
+  input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number;
+    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean } };
   verdict: "device_assert" | "other_cuda_error" | "clean";
   headline: string;
   first_assert: null | (Location & {
@@ -53,6 +60,7 @@ export interface Report {
   cause: null | {
     category: Category; rule: string; confidence: number; title: string; summary: string; why: string; fix: string; check: string;
     snippet: string | null; ops: string[]; evidence: (Location & { scope: string; text: string; matched: string | null })[];
+    candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Location & { scope: string; text: string; matched: string | null })[] }[];
   };
   echoes: (Location & { text: string; kind: string; exception: string | null })[];
   echo_count: number;
@@ -69,6 +77,8 @@ export interface MapEntry {
   mark: "none" | "evidence" | "other" | "echo" | "first";
   cell: number | null;
   line: number | null;
+  /** The entry is the runtime log read beside the input. */
+  log: boolean;
 }
 
 /** A cell as the page adapters send it (nbformat's cells are accepted too). */
@@ -81,6 +91,11 @@ export interface CellInput {
 }
 "#;
 
+/// The allocator: `talc`, 2.9 KB smaller gzipped than the standard library's `dlmalloc` in
+/// this package (measured 2026-12).
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// Logs a panic to the console. Bad input never reaches one (tests check it); this only makes
 /// a bug readable instead of an opaque `unreachable` trap.
 #[wasm_bindgen(start)]
@@ -91,29 +106,37 @@ pub fn start() {
 }
 
 fn options(v: &JsValue) -> Result<Options, JsError> {
+    let mut o = Options::default();
     if v.is_undefined() || v.is_null() {
-        texts_ready(Lang::En)?;
-        return Ok(Options::default());
+        texts_ready(o.lang)?;
+        return Ok(o);
     }
     let bad = |m: &str| JsError::new(&format!("bad options: {m}"));
-    let text = stringify(v, "options")?;
-    let Value::Obj(fields) = json::parse(&text).map_err(|e| bad(&e.to_string()))? else {
+    if !v.is_object() {
         return Err(bad("not an object"));
-    };
-    let mut lang = Lang::En;
-    for (k, v) in &fields {
-        match (&**k, v) {
-            ("lang", Value::Null) => {}
-            ("lang", Value::Str(tag)) => {
-                lang = Lang::from_tag(tag)
+    }
+    // Read field by field from the object itself: no copy of a long runtime log as JSON.
+    let obj: &js_sys::Object = v.unchecked_ref();
+    for key in js_sys::Object::keys(obj).iter() {
+        let k = key.as_string().unwrap_or_default();
+        let value = js_sys::Reflect::get(v, &key).unwrap_or(JsValue::UNDEFINED);
+        if value.is_undefined() || value.is_null() {
+            continue;
+        }
+        let text = value.as_string();
+        match (k.as_str(), text) {
+            ("lang", Some(tag)) => {
+                o.lang = Lang::from_tag(&tag)
                     .ok_or_else(|| bad(&format!("unknown language `{tag}` (use \"en\" or \"zh\")")))?
             }
-            ("lang", _) => return Err(bad("`lang` is \"en\" or \"zh\"")),
-            (k, _) => return Err(bad(&format!("unknown field `{k}`"))),
+            ("runtimeLog", Some(t)) => o.runtime_log = Some(t),
+            ("host", Some(t)) => o.host = Some(t),
+            ("lang" | "runtimeLog" | "host", None) => return Err(bad(&format!("`{k}` is a string"))),
+            _ => return Err(bad(&format!("unknown field `{k}`"))),
         }
     }
-    texts_ready(lang)?;
-    Ok(Options { lang })
+    texts_ready(o.lang)?;
+    Ok(o)
 }
 
 /// An error unless the texts of `lang` were handed over ([`set_catalogue`]).
@@ -141,37 +164,11 @@ pub fn has_catalogue(lang: &str) -> bool {
     Lang::from_tag(lang).is_some_and(crate::catalogue::ready)
 }
 
-/// A report as a plain JavaScript object, made by the browser's `JSON.parse` from the same JSON
-/// the CLI prints: the package's reports equal the CLI's by construction (a value-by-value
-/// conversion widened an `f32` 0.95 to 0.949999988), and the package is 3.8 KB gzipped smaller
-/// than with serde-wasm-bindgen. The one float, the cause's confidence, is set on the object
-/// as the number itself (see [`placeholder`]).
+/// A report as a plain JavaScript object, made by the browser's `JSON.parse` from the JSON the
+/// CLI prints (written by [`crate::report_json`], checked against serde's on every test input):
+/// the package's reports equal the CLI's by construction, with no serde code in the package.
 fn to_js(r: &Report) -> Result<JsValue, JsError> {
-    let js = json_to_js(r)?;
-    if let Some(c) = &r.cause {
-        let get = |o: &JsValue, k: &str| {
-            js_sys::Reflect::get(o, &JsValue::from_str(k))
-                .map_err(|_| JsError::new("internal error: a report without its cause"))
-        };
-        let set = |o: &JsValue, v: f64| {
-            js_sys::Reflect::set(o, &JsValue::from_str("confidence"), &JsValue::from_f64(v))
-                .map_err(|_| JsError::new("internal error: a cause that cannot be written"))
-        };
-        let cause = get(&js, "cause")?;
-        set(&cause, c.confidence)?;
-        let list = get(&cause, "candidates")?;
-        for (i, k) in c.candidates.iter().enumerate() {
-            set(&js_sys::Reflect::get_u32(&list, i as u32).map_err(|_| JsError::new("internal error"))?, k.confidence)?;
-        }
-    }
-    Ok(js)
-}
-
-/// Writes `0` in the confidence's place, which [`to_js`] then sets to the number (the key keeps
-/// its place in the object): formatting the float as JSON text would add serde_json's float
-/// formatting and its tables to the package, 1.7 KB gzipped for this one number.
-pub(crate) fn placeholder<S: serde::Serializer>(_: &f64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u8(0)
+    json_to_js(r)
 }
 
 /// `JSON.stringify(v)`, or a clear error naming `what`.
@@ -234,6 +231,10 @@ pub fn version() -> String {
 /// What a session remembers between calls.
 struct State {
     source: Source,
+    /// The runtime log read beside the input, for windows into it.
+    log: Option<Source>,
+    /// The options of the analysis, to analyse again in another language.
+    opts: Options,
     format: String,
     report: Report,
     key: String,
@@ -266,7 +267,7 @@ impl Session {
         let o = options(&opts)?;
         let report = crate::analyze_text(&text, &o);
         let key = view::fingerprint(text.as_bytes());
-        self.keep(Source::text(text), "text".into(), report, key)
+        self.keep(Source::text(text), o, report, key)
     }
 
     /// Analyses a notebook or a cell list given as JSON text, and keeps its cells.
@@ -298,8 +299,7 @@ impl Session {
             crate::Decoded::Notebook(nb) => Source::Cells(nb.cells),
             crate::Decoded::Text(text) => Source::text(text),
         };
-        let format = report.input.format.clone();
-        self.keep(source, format, report, key)
+        self.keep(source, o, report, key)
     }
 
     /// Analyses cells given as JavaScript objects, and keeps them.
@@ -311,8 +311,9 @@ impl Session {
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
         let (cells, format, json) = cells_from(cells)?;
-        let report = crate::analyze_cells(&cells, &o);
-        self.keep(Source::Cells(cells), format.into(), report, view::fingerprint(json.as_bytes()))
+        let mut report = crate::analyze_cells(&cells, &o);
+        report.input.format = format.into();
+        self.keep(Source::Cells(cells), o, report, view::fingerprint(json.as_bytes()))
     }
 
     /// The current report (`null` before any analysis).
@@ -330,10 +331,11 @@ impl Session {
         let l = Lang::from_tag(lang).ok_or_else(|| JsError::new(&format!("unknown language `{lang}`")))?;
         texts_ready(l)?;
         let Some(s) = self.state.as_mut() else { return Ok(JsValue::NULL) };
-        let o = Options { lang: l };
+        s.opts.lang = l;
+        let o = &s.opts;
         let mut report = match &s.source {
-            Source::Text { text, .. } => crate::analyze_text(text, &o),
-            Source::Cells(cells) => crate::analyze_cells(cells, &o),
+            Source::Text { text, .. } => crate::analyze_text(text, o),
+            Source::Cells(cells) => crate::analyze_cells(cells, o),
         };
         report.input.format = s.format.clone();
         s.report = report;
@@ -354,22 +356,25 @@ impl Session {
                 mark: e.mark.class(),
                 cell: e.target.and_then(|t| t.cell),
                 line: e.target.map(|t| t.line),
+                log: e.target.is_some_and(|t| t.log),
             })
             .collect();
         json_to_js(&entries)
     }
 
     /// The lines of the kept input around a place (a few before, more after), each with its
-    /// mark, and how the place reads (`at`).
+    /// mark, and how the place reads (`at`); with `log`, of the runtime log read beside it.
     #[wasm_bindgen(unchecked_return_type = "{ at: string; lines: { no: number; text: string; mark: string }[] }")]
-    pub fn window(&self, cell: Option<u32>, line: f64) -> Result<JsValue, JsError> {
+    pub fn window(&self, cell: Option<u32>, line: f64, log: Option<bool>) -> Result<JsValue, JsError> {
         let Some(s) = &self.state else { return Err(JsError::new("nothing analysed yet")) };
-        let t = Target { cell, line: line.max(1.0) as u64 };
-        let lines: Vec<WindowItem> = view::window(&s.report, &s.source, t)
+        let log = log.unwrap_or(false) && s.log.is_some();
+        let t = Target { cell: cell.filter(|_| !log), line: line.max(1.0) as u64, log };
+        let source = if log { s.log.as_ref().unwrap_or(&s.source) } else { &s.source };
+        let lines: Vec<WindowItem> = view::window(&s.report, source, t)
             .into_iter()
             .map(|l| WindowItem { no: l.no, text: l.text, mark: l.mark.class() })
             .collect();
-        json_to_js(&Window { at: view::where_(&s.report, &s.source, t), lines })
+        json_to_js(&Window { at: view::where_(&s.report, source, t), lines })
     }
 
     /// The key under which the page remembers the checklist of this input.
@@ -378,39 +383,41 @@ impl Session {
         self.state.as_ref().map(|s| s.key.clone())
     }
 
-    fn keep(&mut self, source: Source, format: String, report: Report, key: String) -> Result<JsValue, JsError> {
+    fn keep(&mut self, source: Source, opts: Options, report: Report, key: String) -> Result<JsValue, JsError> {
         let js = to_js(&report)?;
-        self.state = Some(State { source, format, report, key: format!("first-assert:steps:{key}") });
+        let log = opts.runtime_log.clone().map(Source::text);
+        let format = report.input.format.clone();
+        self.state = Some(State { source, log, opts, format, report, key: format!("first-assert:steps:{key}") });
         Ok(js)
     }
 }
 
-#[derive(serde::Serialize)]
 struct MapItem {
     label: String,
     title: String,
     mark: &'static str,
     cell: Option<u32>,
     line: Option<u64>,
+    log: bool,
 }
 
-#[derive(serde::Serialize)]
 struct WindowItem {
     no: u64,
     text: String,
     mark: &'static str,
 }
 
-#[derive(serde::Serialize)]
 struct Window {
     at: String,
     lines: Vec<WindowItem>,
 }
 
+crate::report_json::fields!(MapItem { label, title, mark, cell, line, log });
+crate::report_json::fields!(WindowItem { no, text, mark });
+crate::report_json::fields!(Window { at, lines });
+
 /// A value as a plain JavaScript object, through its JSON.
-fn json_to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
-    // Writing plain data to a string cannot fail (there is no I/O, and no map has a non-string
-    // key); the error's text would add serde_json's and std's error messages to the package.
-    let json = serde_json::to_string(v).map_err(|_| JsError::new("internal error: a report that is not JSON"))?;
-    js_sys::JSON::parse(&json).map_err(|_| JsError::new("internal error: JSON.parse rejected the engine's JSON"))
+fn json_to_js<T: crate::report_json::Json + ?Sized>(v: &T) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(&crate::report_json::json(v))
+        .map_err(|_| JsError::new("internal error: JSON.parse rejected the engine's JSON"))
 }

@@ -368,3 +368,48 @@ fn notebooks_by_extension_and_by_content() {
     assert_eq!(x["input"]["format"], "text");
     assert_eq!(x["first_assert"]["line"], 2);
 }
+
+#[test]
+fn a_runtime_log_joins_a_notebook_or_a_log() {
+    let notebook = case("colab-no-kernel-lines.ipynb");
+    // Colab's download: newest row first.
+    let log = tmp(
+        "runtime-logs.csv",
+        format!(
+            "Timestamp,Level,Message\n\"Dec 1, 2026, 10:01:17 AM\",WARNING,\"{}\"\n\"Dec 1, 2026, 10:01:17 AM\",WARNING,\"{}\"\n",
+            KERNEL.replace("[5,0,0]", "[6,0,0]"),
+            KERNEL
+        )
+        .as_bytes(),
+    );
+    let log_path = log.to_str().unwrap();
+    let out = bin().arg(&notebook).args(["--log", log_path, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["first_assert"]["runtime_log"], true, "{r}");
+    assert_eq!(r["first_assert"]["line"], 3, "the oldest row is the last line");
+    assert_eq!(r["cause"]["rule"], "class-target-out-of-range");
+    assert_eq!(r["input"]["runtime_log"]["form"], "csv");
+    // The text report points into the log by its name.
+    let out = bin().args(["--log", log_path]).arg(&notebook).output().unwrap();
+    let s = text(&out.stdout);
+    assert!(s.contains(&format!("--> {log_path}:3")), "{s}");
+    assert!(s.contains("come from the runtime log you gave"), "{s}");
+    // A piped log with the runtime log beside it.
+    let out = run_stdin(&["--log", log_path, "--json"], b"RuntimeError: CUDA error: device-side assert triggered\n");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["first_assert"]["runtime_log"], true, "{r}");
+    assert_eq!(r["echo_count"], 1);
+    // The log alone is an input of its own.
+    let out = bin().arg(&log).arg("--json").output().unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["input"]["format"], "runtime_log");
+    assert!(r["first_assert"].get("runtime_log").is_none(), "{r}");
+    // Errors: a missing file, no value.
+    let out = bin().arg(&notebook).args(["--log", "/nonexistent/runtime.csv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/runtime.csv"), "{}", text(&out.stderr));
+    let out = bin().arg(&notebook).arg("--log").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--log"), "{}", text(&out.stderr));
+}

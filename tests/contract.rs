@@ -178,3 +178,30 @@ fn the_report_round_trips() {
     let r: first_assert::Report = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(serde_json::to_value(r).unwrap(), v);
 }
+
+/// The package writes its reports with `first_assert::report_json` (no serde in the browser):
+/// on every test input, in both languages, with and without a runtime log beside it, it must
+/// write exactly what serde writes.
+#[test]
+fn the_packages_json_writer_writes_what_serde_writes() {
+    use first_assert::{report_json, Lang};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let log = "Timestamp,Level,Message\n\"Dec 1, 2026, 10:01:17 AM\",WARNING,\"../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\"\n";
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.ends_with(".expect.json") {
+            continue;
+        }
+        let bytes = std::fs::read(e.path()).unwrap();
+        for lang in Lang::ALL {
+            for runtime_log in [None, Some(log.to_string())] {
+                let o = Options { lang, runtime_log, ..Options::default() };
+                let Ok(r) = analyze_bytes(&bytes, Some(&name), &o) else { continue };
+                assert_eq!(report_json::to_string(&r), serde_json::to_string(&r).unwrap(), "{name}");
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 200, "only {n} reports compared");
+}

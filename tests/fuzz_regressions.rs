@@ -14,7 +14,7 @@ fn every_kept_input_is_read_without_a_panic() {
             continue;
         }
         for lang in [Lang::En, Lang::Zh] {
-            let o = Options { lang };
+            let o = Options::lang(lang);
             if let Ok(r) = analyze_bytes(&bytes, None, &o) {
                 let text = render::text(&r, &render::TextOptions::default());
                 assert!(!text.contains('\u{1b}'), "{:?}: an escape reached the text report", e.path());

@@ -165,7 +165,7 @@ fn near_misses_are_not_explained_by_their_rule() {
 #[test]
 fn rule_texts_follow_the_report_language() {
     let ex = RULES.iter().find(|r| r.id == "class-target-out-of-range").unwrap().examples[0];
-    let zh = analyze_text(ex, &Options { lang: Lang::Zh });
+    let zh = analyze_text(ex, &Options::lang(Lang::Zh));
     let c = zh.cause.unwrap();
     assert_eq!(c.title, RULES.iter().find(|r| r.id == c.rule).unwrap().texts(Lang::Zh).title);
 }

@@ -24,6 +24,11 @@ fn opts(lang: &str) -> JsValue {
     o.into()
 }
 
+fn set(o: &JsValue, k: &str, v: &JsValue) -> JsValue {
+    Reflect::set(o, &k.into(), v).unwrap();
+    o.clone()
+}
+
 fn get(v: &JsValue, path: &[&str]) -> JsValue {
     path.iter().fold(v.clone(), |v, k| Reflect::get(&v, &(*k).into()).unwrap())
 }
@@ -40,7 +45,7 @@ fn the_session_maps_its_input_and_shows_windows_of_it() {
     assert_eq!(marked.len(), 1);
     assert_eq!(get(&marked[0], &["cell"]).as_f64(), first_cell.as_f64());
     let line = get(&report, &["first_assert", "line"]).as_f64().unwrap();
-    let w = s.window(first_cell.as_f64().map(|c| c as u32), line).unwrap_or_else(|_| panic!("window"));
+    let w = s.window(first_cell.as_f64().map(|c| c as u32), line, None).unwrap_or_else(|_| panic!("window"));
     let lines = js_sys::Array::from(&get(&w, &["lines"]));
     assert!(lines.iter().any(|l| get(&l, &["mark"]).as_string().as_deref() == Some("first")));
     assert!(get(&w, &["at"]).as_string().unwrap().contains("cell"));
@@ -53,9 +58,9 @@ fn the_session_maps_its_input_and_shows_windows_of_it() {
     assert!(map.iter().any(|e| get(&e, &["mark"]).as_string().as_deref() == Some("first")));
     for log in [TRUSTED_LOG, OTHER_LOG, CLEAN_LOG] {
         s.analyze_text(log.to_string(), opts("en")).unwrap_or_else(|_| panic!("log"));
-        assert!(s.window(None, 1.0).is_ok());
+        assert!(s.window(None, 1.0, None).is_ok());
     }
-    assert!(Session::new().window(None, 1.0).is_err(), "nothing analysed yet");
+    assert!(Session::new().window(None, 1.0, None).is_err(), "nothing analysed yet");
 }
 
 #[wasm_bindgen_test]
@@ -181,4 +186,31 @@ fn the_simd_line_index_finds_every_line() {
             assert_eq!(got, want, "lines {from}.. of {t:?}");
         }
     }
+}
+
+#[wasm_bindgen_test]
+fn a_runtime_log_in_the_options_joins_the_notebook_and_has_windows() {
+    let nb = include_str!("cases/colab-no-kernel-lines.ipynb");
+    let kernel = "../aten/src/ATen/native/cuda/Indexing.cu:1237: indexSelectLargeIndex: block: [10,0,0], thread: [64,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
+    let log = format!("Timestamp,Level,Message\n\"Dec 1, 2026, 10:01:17 AM\",WARNING,\"{kernel}\"\n\"Dec 1, 2026, 10:00:02 AM\",INFO,\"Kernel started\"\n");
+    let o = set(&opts("en"), "runtimeLog", &log.as_str().into());
+    let mut s = Session::new();
+    let r = s.analyze_notebook(nb.to_string(), o.clone()).unwrap_or_else(|_| panic!("notebook"));
+    assert_eq!(get(&r, &["first_assert", "runtime_log"]).as_bool(), Some(true));
+    assert_eq!(get(&r, &["input", "runtime_log", "form"]).as_string().as_deref(), Some("csv"));
+    let line = get(&r, &["first_assert", "line"]).as_f64().unwrap();
+    let w = s.window(None, line, Some(true)).unwrap_or_else(|_| panic!("window"));
+    assert!(get(&w, &["at"]).as_string().unwrap().contains("runtime log"));
+    let lines = js_sys::Array::from(&get(&w, &["lines"]));
+    assert!(lines.iter().any(|l| get(&l, &["text"]).as_string().unwrap().contains("srcIndex")));
+    let map = js_sys::Array::from(&s.map().unwrap_or_else(|_| panic!("map")));
+    assert_eq!(get(&map.get(0), &["log"]).as_bool(), Some(true), "the log comes first in the map");
+    // Analysed again in Chinese, the log stays.
+    let zh = s.set_lang("zh").unwrap_or_else(|_| panic!("lang"));
+    assert_eq!(get(&zh, &["first_assert", "runtime_log"]).as_bool(), Some(true));
+    // Bad options are refused with a message, not a panic.
+    for bad in [set(&opts("en"), "runtimeLog", &JsValue::from(3)), set(&opts("en"), "logs", &"x".into())] {
+        assert!(Session::new().analyze_notebook(nb.to_string(), bad).is_err());
+    }
+    assert!(Session::new().analyze_text("x".into(), "en".into()).is_err(), "options are an object");
 }

@@ -33,6 +33,12 @@ let host = null;
 let contacted = false;
 /** Whether the host shows our marks (the toggle of embedded mode). */
 let marksOn = true;
+/** The last analysis shown, to run again when the runtime log beside it changes. */
+let last = null;
+/** Where the input came from, when the page knows: "colab" for cells sent from Colab. */
+let inputHost = null;
+/** The runtime log beside the input (the box below the paste box, or a file opened there). */
+let runtimeLog = "";
 
 function store() {
   try {
@@ -84,6 +90,7 @@ function applyTexts() {
   document.title = fill("page_title");
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = fill(el.dataset.i18n);
   $("log").placeholder = fill("page_placeholder");
+  $("runtime-log").placeholder = fill("page_runtime_log_placeholder");
   $("lang").value = lang;
 }
 
@@ -100,13 +107,21 @@ function tooLarge(bytes) {
   status(fill("page_too_large", { mb: mb(bytes), max: mb(MAX_BYTES) }), "error");
 }
 
-/** Runs one analysis and shows it; engine errors (a broken notebook, a binary file) become a
- * clear message instead of a report. */
+/** The options of every analysis: the language, and the runtime log when one is given. */
+function options() {
+  return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost };
+}
+
+/** Runs one analysis (a function of the options) and shows it; engine errors (a broken
+ * notebook, a binary file) become a clear message instead of a report. */
 function show(analyse, origin = "") {
+  last = { analyse, origin };
   try {
-    const report = analyse();
+    const report = analyse(options());
     view.show(report, session, catalogues[lang]);
     status(origin);
+    // On Colab without the kernel's lines: the place to add them opens.
+    if (report.notes?.some((n) => n.id === "kernel_lines_in_runtime_log")) $("runtime-log-panel").open = true;
     return report;
   } catch (e) {
     clearReport(); // no stale report under the error
@@ -117,7 +132,7 @@ function show(analyse, origin = "") {
 
 function analyseBytes(bytes, name, origin) {
   if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
-  return show(() => session.analyzeBytes(bytes, name ?? undefined, { lang }), origin);
+  return show((o) => session.analyzeBytes(bytes, name ?? undefined, o), origin);
 }
 
 const encoder = new TextEncoder();
@@ -131,6 +146,8 @@ function analysePasted() {
 }
 
 function clearReport() {
+  last = null;
+  inputHost = null;
   session.free();
   session = new Session();
   view.show(null);
@@ -212,6 +229,19 @@ function wire() {
     $("log").value = "";
     clearReport();
   });
+  // The runtime log beside the input: the last analysis runs again with it.
+  let logTimer = 0;
+  $("runtime-log").addEventListener("input", () => {
+    clearTimeout(logTimer);
+    logTimer = setTimeout(() => {
+      runtimeLog = $("runtime-log").value;
+      if (last) show(last.analyse, last.origin);
+    }, DEBOUNCE_MS);
+  });
+  $("runtime-log-file").addEventListener("change", (e) => {
+    openRuntimeLog(e.target.files?.[0]);
+    e.target.value = "";
+  });
   for (const b of document.querySelectorAll("[data-demo]")) b.addEventListener("click", () => openDemo(b.dataset.demo));
   $("lang").addEventListener("change", (e) => setLang(e.target.value === "zh" ? "zh" : "en"));
 
@@ -283,13 +313,38 @@ function fromFragment() {
     if (contacted) return; // the opener talks to us: it sends the cells and gets the marks
     try {
       const cells = await protocol.unpackCells(packed);
-      show(() => session.analyzeCells(cells, { lang }), fill("page_embedded_cut"));
+      show((o) => session.analyzeCells(cells, o), fill("page_embedded_cut"));
     } catch (e) {
       status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
     }
   };
   if (window.opener) setTimeout(run, 3000);
   else run();
+}
+
+/** Whether a message came from Colab (its page, or the frame its outputs render in). */
+function isColab(origin) {
+  try {
+    const h = new URL(origin).hostname;
+    return h === "colab.research.google.com" || h.endsWith("-colab.googleusercontent.com");
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a runtime log file (UTF-8, or UTF-16 with its byte-order mark) beside the input. */
+async function openRuntimeLog(file) {
+  if (!file) return;
+  if (file.size > MAX_BYTES) return tooLarge(file.size);
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+    runtimeLog = new TextDecoder(utf16).decode(bytes);
+    $("runtime-log").value = runtimeLog.length <= SHOW_LIMIT ? runtimeLog : "";
+    if (last) show(last.analyse, last.origin);
+  } catch (e) {
+    status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
+  }
 }
 
 function send(to, msg) {
@@ -327,8 +382,9 @@ async function onMessage(e) {
       // the host's language could not be loaded: answer in the one we have
     }
   }
+  inputHost = isColab(e.origin) ? "colab" : null;
   const report = show(
-    () => (req.cells ? session.analyzeCells(req.cells, { lang }) : session.analyzeBytes(encoder.encode(req.text), undefined, { lang })),
+    (o) => (req.cells ? session.analyzeCells(req.cells, o) : session.analyzeBytes(encoder.encode(req.text), undefined, o)),
     req.title ?? "",
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));

@@ -89,6 +89,7 @@ export class ReportView {
   /** Where something is (an object with `line`, `cell`, `execution_count`, as the report's
    * places are): `line 12`, or `cell [3], line 12` in a notebook. */
   where(at) {
+    if (at.runtime_log === true) return this.t("at_runtime_log", { line: at.line });
     if (at.cell == null) return this.t("at_line", { line: at.line });
     if (at.execution_count != null) return this.t("at_cell", { exec: at.execution_count, line: at.line });
     return this.t("at_cell_pos", { pos: at.cell + 1, line: at.line });
@@ -161,17 +162,19 @@ export class ReportView {
     return row;
   }
 
-  jumpButton(label, cell, line) {
+  jumpButton(label, cell, line, log = false) {
     const b = text("button", "fa-jump", label);
     b.type = "button";
     b.setAttribute("data-action", "jump");
     b.setAttribute("data-line", String(line));
-    if (cell != null) b.setAttribute("data-cell", String(cell));
+    // A line of the runtime log read beside the input: no cell of the notebook to reveal.
+    if (log) b.setAttribute("data-log", "true");
+    else if (cell != null) b.setAttribute("data-cell", String(cell));
     return b;
   }
 
   jumpTo(at) {
-    return this.jumpButton(this.where(at), at.cell, at.line);
+    return this.jumpButton(this.where(at), at.cell, at.line, at.runtime_log === true);
   }
 
   codeBlock(code) {
@@ -353,7 +356,7 @@ export class ReportView {
     const map = el("div", cells ? "fa-map cells" : "fa-map lines");
     map.setAttribute("role", "list");
     for (const e of this.session.map()) {
-      const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line) : text("span", "", e.label);
+      const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line, e.log) : text("span", "", e.label);
       node.setAttribute("class", `fa-bin mark-${e.mark}`);
       node.setAttribute("title", e.title);
       node.setAttribute("role", "listitem");
@@ -364,20 +367,21 @@ export class ReportView {
     w.setAttribute("data-testid", "window");
     s.append(w);
     const at = this.target ?? this.initialTarget();
-    if (at) this.fillWindow(w, at.cell, at.line);
+    if (at) this.fillWindow(w, at.cell, at.line, at.log);
   }
 
   /** Where the window opens first: the first assert, else the first other error. */
   initialTarget() {
     const at = this.report.first_assert ?? this.report.other_errors?.[0];
-    return at ? { cell: at.cell ?? null, line: at.line } : null;
+    return at ? { cell: at.cell ?? null, line: at.line, log: at.runtime_log === true } : null;
   }
 
-  fillWindow(w, cell, line) {
-    const win = this.session.window(cell ?? undefined, line);
+  fillWindow(w, cell, line, log = false) {
+    const win = this.session.window(cell ?? undefined, line, log);
     w.replaceChildren();
     w.setAttribute("data-cell", cell == null ? "" : String(cell));
     w.setAttribute("data-line", String(line));
+    w.setAttribute("data-log", log ? "true" : "false");
     w.append(text("h3", "", this.t("view_window_at", { at: win.at })));
     const lines = el("div", "fa-lines");
     for (const l of win.lines) {
@@ -389,11 +393,11 @@ export class ReportView {
   }
 
   /** Shows the lines around a place in the window (and keeps it across re-renders). */
-  jump(cell, line) {
-    this.target = { cell: cell ?? null, line: Math.max(1, Math.floor(line)) };
+  jump(cell, line, log = false) {
+    this.target = { cell: cell ?? null, line: Math.max(1, Math.floor(line)), log };
     const w = this.root.querySelector("[data-testid=window]");
     if (!w || !this.session) return;
-    this.fillWindow(w, this.target.cell, this.target.line);
+    this.fillWindow(w, this.target.cell, this.target.line, log);
     w.scrollIntoView({ block: "nearest" });
   }
 
@@ -424,7 +428,7 @@ export class ReportView {
     const action = a.getAttribute("data-action");
     if (action === "jump") {
       const cell = a.hasAttribute("data-cell") ? Number(a.getAttribute("data-cell")) : null;
-      this.jump(cell, Number(a.getAttribute("data-line")) || 1);
+      this.jump(cell, Number(a.getAttribute("data-line")) || 1, a.getAttribute("data-log") === "true");
     } else if (action === "copy") {
       const code = this.snippets[Number(a.getAttribute("data-copy"))];
       if (code == null) return;

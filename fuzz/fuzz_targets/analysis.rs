@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     for lang in [Lang::En, Lang::Zh] {
-        if let Ok(r) = analyze_bytes(data, None, &Options { lang }) {
+        if let Ok(r) = analyze_bytes(data, None, &Options::lang(lang)) {
             let text = render::text(&r, &render::TextOptions::default());
             assert!(!text.contains('\u{1b}'), "an escape sequence reached the text report");
             let json = serde_json::to_string(&r).expect("the report serialises");

@@ -277,6 +277,20 @@ pub struct CellSource {
     pub source: String,
 }
 
+/// The runtime log read beside the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogInfo {
+    /// `csv`, `rows` (see `runtime_log`) or `lines` (a text in no runtime-log form, read as
+    /// it is).
+    pub form: &'static str,
+    /// Rows read (those of the session that matters).
+    pub rows: u64,
+    /// Rows in the log.
+    pub total: u64,
+    /// The log listed the newest row first.
+    pub newest_first: bool,
+}
+
 /// Counts about the input itself.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -321,6 +335,10 @@ pub struct Facts {
     /// The lines' times run backwards (newest first): run order is time order, and
     /// [`Facts::reverse_time`] has been applied.
     pub time_reversed: bool,
+    /// The runtime log read beside the input, if one was given.
+    pub runtime_log: Option<LogInfo>,
+    /// Where the input comes from, when the caller or the notebook says (`colab`).
+    pub host_env: Option<&'static str>,
 }
 
 impl Facts {

@@ -140,6 +140,10 @@ pub struct Scanner {
     inert: Inert,
     /// Counts the changes of `learned`.
     learned_generation: u64,
+    /// Reading the rows of a runtime log (see [`Scanner::runtime_log`]).
+    in_log: bool,
+    /// Lines read from a runtime log.
+    log_lines: u64,
 }
 
 /// What reading a line changed (see `Scanner::effects`).
@@ -218,21 +222,19 @@ impl Scanner {
             last_time: None,
             inert: Inert::default(),
             learned_generation: 0,
+            in_log: false,
+            log_lines: 0,
         }
     }
 
     /// Starts a notebook cell: line numbers restart at 1.
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
         self.end_block();
-        self.kernel_memo = kernel::Memo::default();
-        self.raw_memo.forget();
+        self.forget_block();
         self.cell = Some(index);
-        self.learned = None;
-        self.inert.clear();
         self.exec = execution_count;
         self.output = None;
         self.line = 1;
-        self.tail.clear();
     }
 
     /// Starts an output of the current cell: line numbers go on from the previous output.
@@ -243,9 +245,60 @@ impl Scanner {
         self.inert.clear();
     }
 
+    /// Reads the rows of a runtime log given beside the input (the kernel's own stderr), here,
+    /// in run order: each row numbered with its line in the log, its places marked as the
+    /// log's. The input's own counts (bytes, lines) leave the log out.
+    pub fn runtime_log(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row]) {
+        self.end_block();
+        let saved = (self.cell, self.output, self.exec, self.line, self.facts.stats.bytes, self.order);
+        self.forget_block();
+        (self.cell, self.output, self.exec, self.in_log) = (None, None, None, true);
+        self.read_rows(rows);
+        self.forget_block();
+        self.in_log = false;
+        let bytes;
+        let order;
+        (self.cell, self.output, self.exec, self.line, bytes, order) = saved;
+        self.facts.stats.bytes = bytes;
+        self.log_lines += self.order - order;
+        self.facts.runtime_log = Some(log);
+    }
+
+    /// Reads a runtime log that is the whole input: its rows oldest first, each at its line.
+    pub fn log_as_input(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row], bytes: u64) {
+        self.read_rows(rows);
+        self.facts.stats.bytes = bytes;
+        // Listed newest first: "first" is the earliest, as for any log read backwards.
+        self.facts.time_reversed = log.newest_first;
+        self.facts.runtime_log = Some(log);
+    }
+
+    fn read_rows(&mut self, rows: &[crate::runtime_log::Row]) {
+        for r in rows {
+            self.line = r.line;
+            self.feed_str(&r.message);
+            self.feed_str("\n");
+        }
+        self.end_block();
+    }
+
+    /// Forgets what the lines before said about the lines after (a new block of text starts).
+    fn forget_block(&mut self) {
+        self.kernel_memo = kernel::Memo::default();
+        self.raw_memo.forget();
+        self.learned = None;
+        self.inert.clear();
+        self.tail.clear();
+    }
+
     /// Records a cell's source (for `CUDA_LAUNCH_BLOCKING` and import order).
     pub fn cell_source(&mut self, src: CellSource) {
         self.facts.cells.push(src);
+    }
+
+    /// Records where the input comes from (`colab`).
+    pub fn set_host(&mut self, host: &'static str) {
+        self.facts.host_env = Some(host);
     }
 
     /// Records how many cells the notebook has.
@@ -334,7 +387,7 @@ impl Scanner {
             self.facts.stats.lossy_utf8 = true;
         }
         self.end_block();
-        self.facts.stats.lines = self.order;
+        self.facts.stats.lines = self.order - self.log_lines;
         // A log listed newest first (a cloud console's export): the first assert is the
         // earliest in time. Notebooks run in their cells' order.
         if self.facts.cells.is_empty() && self.cell.is_none() && self.facts.runs_backwards() {
@@ -444,7 +497,13 @@ impl Scanner {
     fn loc(&self) -> Loc {
         Loc {
             order: self.order,
-            at: Location { line: self.line, cell: self.cell, output: self.output, execution_count: self.exec },
+            at: Location {
+                line: self.line,
+                cell: self.cell,
+                output: self.output,
+                execution_count: self.exec,
+                runtime_log: self.in_log,
+            },
             time: None,
         }
     }

@@ -4,9 +4,10 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { serve, launch, openPage, cliReport, artifactsDir, ROOT, WWW, assertSameOrigin as sameOrigin } from "./lib.mjs";
+import { serve, launch, openPage, cliReport, artifactsDir, ROOT, WWW, CLI, assertSameOrigin as sameOrigin } from "./lib.mjs";
 import { PAYLOADS } from "./fixtures.mjs";
 
 const VOCAB_LOG = path.join(WWW, "demo/embedding-vocab.log");
@@ -287,5 +288,68 @@ test("offline after the first visit", { timeout: 60_000 }, async () => {
   await page.waitForSelector("html[data-ready=true]");
   await page.click("[data-testid=demo-colab]");
   await page.locator("[data-testid=cause]").waitFor();
+  await ctx.close();
+});
+
+test("a Colab notebook and its runtime log: the kernel's line is read from the log, beside the cells", { timeout: 60_000 }, async () => {
+  const notebook = path.join(ROOT, "tests/cases/colab-no-kernel-lines.ipynb");
+  // The viewer's download, newest row first: the first assert is the oldest row, the last line.
+  const kernel = (t) =>
+    `../aten/src/ATen/native/cuda/Indexing.cu:1237: indexSelectLargeIndex: block: [10,0,0], thread: [${t},0,0] Assertion \`srcIndex < srcSelectDimSize\` failed.`;
+  const csv = ["Timestamp,Level,Message", `"Dec 1, 2026, 10:01:17 AM",WARNING,"${kernel(65)}"`, `"Dec 1, 2026, 10:01:17 AM",WARNING,"${kernel(64)}"`, `"Dec 1, 2026, 10:00:02 AM",INFO,"Kernel started"`, ""].join("\n");
+  const csvPath = path.join(artifactsDir(), "runtime-logs.csv");
+  writeFileSync(csvPath, csv);
+  let out;
+  try {
+    out = execFileSync(CLI, ["--json", notebook, "--log", csvPath]);
+  } catch (e) {
+    if (e.status !== 1) throw e;
+    out = e.stdout;
+  }
+  const want = JSON.parse(out.toString("utf8"));
+  assert.equal(want.first_assert.runtime_log, true);
+
+  const ctx = await browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, srv.url);
+  await page.setInputFiles("[data-testid=file-input]", notebook);
+  await page.locator("[data-testid=cause]").waitFor();
+  // Without the log: the note says where the kernel's lines are, and the panel opens for them.
+  await page.waitForSelector("[data-note=kernel_lines_in_runtime_log]");
+  assert.equal(await page.locator("[data-testid=runtime-log-panel]").getAttribute("open"), "");
+  assert.ok(!(await page.locator("[data-testid=first-assert] .fa-where").textContent()).includes("runtime log"));
+
+  // With the log: the same report as the CLI's, the first assert pointing into the log.
+  await page.setInputFiles("[data-testid=runtime-log-file]", { name: "runtime-logs.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  const first = page.locator("[data-testid=first-assert-line]");
+  await page.waitForSelector("[data-testid=window][data-log=true]");
+  assert.equal(await first.getAttribute("data-line"), String(want.first_assert.line));
+  assert.ok((await page.locator("[data-testid=first-assert] .fa-where").textContent()).includes("runtime log"));
+  assert.equal(await page.locator("[data-testid=cause]").getAttribute("data-rule"), want.cause.rule);
+  assert.equal(await page.locator("[data-testid=headline]").textContent(), want.headline);
+  assert.ok((await page.locator("[data-testid=first-assert]").textContent()).includes("srcIndex < srcSelectDimSize"));
+  // The window opens on the log's line; the map has an entry for the log before the cells.
+  const win = page.locator("[data-testid=window]");
+  assert.equal(await win.getAttribute("data-log"), "true");
+  assert.equal(await win.getAttribute("data-line"), String(want.first_assert.line));
+  assert.ok((await win.locator(".fa-line.target").textContent()).includes("thread: [64,0,0]"));
+  const bins = page.locator("[data-testid=map] .fa-bin");
+  assert.equal(await bins.first().getAttribute("data-log"), "true");
+  assert.equal(await bins.count(), want.input.cells + 1);
+  // A jump to the cell and back to the log.
+  await page.locator("[data-testid=map] .fa-bin[data-cell]").first().click();
+  await page.waitForSelector("[data-testid=window][data-log=false]");
+  await bins.first().click();
+  await page.waitForSelector("[data-testid=window][data-log=true]");
+
+  // Rows copied from the viewer and pasted (tab-separated) give the same first assert.
+  const rows = [`Dec 1, 2026, 10:01:17 AM\tWARNING\t${kernel(65)}`, `Dec 1, 2026, 10:01:17 AM\tWARNING\t${kernel(64)}`].join("\n");
+  await page.fill("[data-testid=runtime-log-input]", rows);
+  await page.waitForSelector(`[data-testid=first-assert-line][data-line="2"]`);
+  assert.equal(await win.getAttribute("data-log"), "true");
+  // Emptied, the report is the notebook's alone again.
+  await page.fill("[data-testid=runtime-log-input]", "");
+  await page.waitForSelector("[data-note=kernel_lines_in_runtime_log]");
+  await page.screenshot({ path: path.join(artifactsDir(), "runtime-log-report.png"), fullPage: true });
+  assertSameOrigin(log);
   await ctx.close();
 });
