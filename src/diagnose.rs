@@ -532,10 +532,19 @@ fn rule_input<'a>(
     };
     if let Some(tb) = tb {
         input.frames = tb.frames.iter().rev().filter(|f| !f.func.is_empty()).collect();
+        // In PyTorch's own innermost frame the line shown is the call into the op
+        // (`torch._C._nn.nll_loss2d(…)` inside `cross_entropy`): it counts as much as the frame,
+        // so a rule that knows the exact op stands level with the one that knows the function.
+        let frame = if input.trusted_trace { crate::rules::FRAME_TRUSTED } else { crate::rules::FRAME };
         for (depth, f) in tb.frames.iter().rev().enumerate() {
             // The op's own line speaks loudest; lines shown around it, less.
             if let Some((c, at)) = &f.code {
-                input.code.push((c.as_str(), *at, if depth == 0 { 1.25 } else { 1.0 }));
+                let w = match depth {
+                    0 if library_name(&f.path).as_deref() == Some("torch") => (frame / crate::rules::CODE).max(1.25),
+                    0 => 1.25,
+                    _ => 1.0,
+                };
+                input.code.push((c.as_str(), *at, w));
             }
             for (c, at) in &f.context {
                 input.code.push((c.as_str(), *at, 0.8));

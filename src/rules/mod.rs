@@ -470,7 +470,8 @@ impl RuleSet {
         let mut hits: SmallMap<(usize, usize), Hit> = SmallMap::default();
         let mut put = |rule: usize, block: usize, h: Hit| {
             let e = hits.entry((rule, block));
-            if h.strength > e.strength {
+            // On a tie the first kept: frames come before the lines they show.
+            if h.strength > e.strength + 1e-6 {
                 *e = h;
             }
         };
@@ -620,7 +621,7 @@ impl RuleSet {
         crate::order::sort_by_key(&mut explained, |e| {
             let specific = 0xffff - (e.refined as u64).min(0xffff);
             let priority = 0xffff - (e.priority.clamp(-0x8000, 0x7fff) + 0x8000) as u64;
-            (u64::MAX - (e.strength * 1e6) as u64, (specific << 16) | priority)
+            (u64::MAX - (e.strength * 1e6).round() as u64, (specific << 16) | priority)
         });
         let mut ranked: Vec<Decision> = Vec::new();
         let mut anchors: Vec<usize> = Vec::new();
