@@ -18,6 +18,10 @@ use std::path::Path;
 #[path = "src/rules/needles.rs"]
 mod needles;
 
+// The checks a rule may cite.
+#[path = "src/rules/check_ids.rs"]
+mod check_ids;
+
 const CATEGORIES: &[(&str, &str)] = &[
     ("invalid_label", "InvalidLabel"),
     ("index_out_of_bounds", "IndexOutOfBounds"),
@@ -84,6 +88,23 @@ struct When {
     message: Vec<MessagePat>,
     #[serde(default)]
     raised: Vec<TextPat>,
+    #[serde(default)]
+    check: Vec<CheckPat>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum CheckPat {
+    Id(String),
+    Full(CheckFull),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckFull {
+    id: String,
+    #[serde(default)]
+    weight: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -337,6 +358,17 @@ fn emit_rule(code: &mut String, path: &Path, index: usize, r: &RuleFile) {
                 };
                 pats.push(pat(scope, None, None, None, None, Some(re), None, weight));
             }
+        }
+        for c in &w.check {
+            let (id, weight) = match c {
+                CheckPat::Id(id) => (id.clone(), None),
+                CheckPat::Full(f) => (f.id.clone(), f.weight),
+            };
+            if !check_ids::IDS.contains(&id.as_str()) {
+                fail(format!("{}: unknown check `{id}` (known: {:?})", path.display(), check_ids::IDS));
+            }
+            // The check's id rides in the keyword field (a check has no text to match).
+            pats.push(pat("Check", None, None, None, None, None, Some(id), weight));
         }
         for m in &w.message {
             if m.keyword.trim().is_empty() {

@@ -527,6 +527,7 @@ fn rule_input<'a>(
     let mut input = Input {
         site: kernel.map(|k| (&k.site, k.site.name.as_deref(), k.loc)).or(host_site),
         messages: &facts.messages,
+        checks: &facts.checks,
         trusted_trace: stack.is_some_and(|s| s.trustworthy),
         ..Input::default()
     };

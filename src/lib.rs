@@ -39,6 +39,7 @@
 //! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
 
 pub mod catalogue;
+pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod i18n;
@@ -435,6 +436,7 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
+    s.set_checks(checks::run(&run_order));
     diagnose::diagnose(s.finish(), nb.format, opts.lang)
 }
 

@@ -353,7 +353,8 @@ pub struct RaisedAt {
 pub struct Evidence {
     /// Where the evidence came from: `site` (a known kernel site), `kernel` (a kernel line),
     /// `frame` (a traceback frame), `code` (a source line in a traceback or cell), `message`
-    /// (a log line), `raised` (the op that raised the error).
+    /// (a log line), `raised` (the op that raised the error), `check` (what the engine
+    /// worked out: printed labels against the class count).
     pub scope: String,
     /// The line (or site) that matched.
     pub text: String,

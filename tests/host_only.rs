@@ -151,6 +151,21 @@ fn scenarios() -> Vec<Scenario> {
             evidence: ("code", "fillna(-1)"),
         },
         Scenario {
+            name: "an earlier cell printed labels up to the class count a cell set",
+            cells: vec![
+                cell("num_classes = 10\nmodel = resnet18(num_classes=num_classes).to(device)", vec![]),
+                cell("print(torch.unique(train_labels))", vec![Print("stdout", "tensor([ 1,  2,  3,  4,  5,  6,  7,  8,  9, 10])\n")]),
+                cell(
+                    "for x, y in loader:\n    out = model(x.to(device))\n    total += out.argmax(1).eq(y.to(device)).sum().item()",
+                    vec![Error(ASSERT, &[["<cell>", "<module>", "total += out.argmax(1).eq(y.to(device)).sum().item()"]])],
+                ),
+            ],
+            as_log: false,
+            category: "invalid_label",
+            rule: "class-target-out-of-range",
+            evidence: ("check", "tensor([ 1,  2,  3"),
+        },
+        Scenario {
             name: "the only error is at torch.cuda.empty_cache(): an earlier assert broke the context",
             cells: vec![cell(
                 "del model\ntorch.cuda.empty_cache()",
@@ -330,4 +345,16 @@ fn on_colab_the_report_says_the_kernel_lines_are_in_the_runtime_log() {
         assert!(r.notes.iter().any(|n| n.id == "kernel_lines_in_runtime_log"), "{name}: {:?}", r.notes);
         assert_eq!(r.checklist.first().map(|s| s.id.as_str()), Some("runtime_log"), "{name}");
     }
+}
+
+/// Labels printed below the class count are no evidence of a label past it.
+#[test]
+fn labels_below_the_class_count_are_not_evidence() {
+    let s = scenarios().into_iter().find(|s| s.name.starts_with("an earlier cell printed labels")).unwrap();
+    let text =
+        ipynb(&s).replace("tensor([ 1,  2,  3,  4,  5,  6,  7,  8,  9, 10])", "tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])");
+    let r = analyze_bytes(text.as_bytes(), Some("colab.ipynb"), &Options::default()).unwrap();
+    let c = r.cause.unwrap();
+    assert!(c.evidence.iter().all(|e| e.scope != "check"), "{:?}", c.evidence);
+    assert_ne!(c.rule, "class-target-out-of-range", "{:?}", c.evidence);
 }

@@ -59,6 +59,8 @@ pub enum Scope {
     Message,
     /// The source line of the op that raised the error.
     Raised,
+    /// A check the engine works out (`src/checks.rs`); the pattern's `keyword` is its id.
+    Check,
 }
 
 impl Scope {
@@ -70,6 +72,7 @@ impl Scope {
             Scope::Code => "code",
             Scope::Message => "message",
             Scope::Raised => "raised",
+            Scope::Check => "check",
         }
     }
 }

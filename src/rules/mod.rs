@@ -10,6 +10,7 @@
 //! specific. The rule with the strongest anchor wins; among equals, the more specific one, then
 //! the higher priority.
 
+pub mod check_ids;
 pub mod def;
 #[cfg(test)]
 mod needles;
@@ -42,6 +43,9 @@ pub const MESSAGE: f32 = 0.6;
 pub const CODE: f32 = 0.55;
 /// Strength of the op that raised the error.
 pub const RAISED: f32 = 0.5;
+/// A check that holds (`src/checks.rs`): it shows the bad value itself, but not that the op
+/// that asserted is the one that reads it, so it stands below a frame and above a source line.
+pub const CHECK: f32 = 0.65;
 
 /// The compiled rules.
 pub struct RuleSet {
@@ -223,6 +227,8 @@ pub struct Input<'a> {
     pub raised: Option<(&'a str, Loc)>,
     /// True when the traceback points at the real op (no late reporting).
     pub trusted_trace: bool,
+    /// The checks that hold (`src/checks.rs`).
+    pub checks: &'a [crate::checks::Finding],
 }
 
 /// The chosen rule.
@@ -286,6 +292,7 @@ impl RuleSet {
                         Scope::Code => add("code", F_REGEX, p.regex),
                         Scope::Message => add("message", F_REGEX, p.regex),
                         Scope::Raised => add("raised", F_REGEX, p.regex),
+                        Scope::Check => {}
                     }
                     pats.push(Pat {
                         rule: ri,
@@ -578,6 +585,21 @@ impl RuleSet {
         if let Some((line, loc)) = input.raised {
             lines(&self.raised, line, loc.at, RAISED);
         }
+        for f in input.checks {
+            for p in self.pats.iter().filter(|p| p.scope == Scope::Check && p.keyword == Some(f.id)) {
+                put(
+                    p.rule,
+                    p.block,
+                    Hit {
+                        strength: CHECK * p.weight,
+                        scope: "check",
+                        text: format!("{}   # max {} >= {} classes", f.text, f.labels_max, f.class_count),
+                        matched: None,
+                        at: f.at,
+                    },
+                );
+            }
+        }
 
         // Every rule the evidence explains: its anchor's strength, how many refining blocks
         // matched, its priority.
@@ -652,7 +674,8 @@ impl RuleSet {
 /// The message patterns' keywords, each once.
 fn message_keywords(rules: &[RuleDef]) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = Vec::new();
-    for k in rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter())).filter_map(|p| p.keyword) {
+    let pats = rules.iter().flat_map(|r| r.when.iter().flat_map(|b| b.iter()));
+    for k in pats.filter(|p| p.scope == Scope::Message).filter_map(|p| p.keyword) {
         if !v.contains(&k) {
             v.push(k);
         }

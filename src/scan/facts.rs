@@ -339,6 +339,8 @@ pub struct Facts {
     pub runtime_log: Option<LogInfo>,
     /// Where the input comes from, when the caller or the notebook says (`colab`).
     pub host_env: Option<&'static str>,
+    /// The checks that hold on a notebook's cells (`crate::checks`).
+    pub checks: Vec<crate::checks::Finding>,
 }
 
 impl Facts {

@@ -296,6 +296,11 @@ impl Scanner {
         self.facts.cells.push(src);
     }
 
+    /// Records the checks that hold on the notebook's cells.
+    pub fn set_checks(&mut self, checks: Vec<crate::checks::Finding>) {
+        self.facts.checks = checks;
+    }
+
     /// Records where the input comes from (`colab`).
     pub fn set_host(&mut self, host: &'static str) {
         self.facts.host_env = Some(host);
