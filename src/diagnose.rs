@@ -21,7 +21,6 @@ pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 
 /// Draws the report from what the scan found.
 pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
-    let rs = ruleset();
     let first_kernel = facts.first_kernel().cloned();
     let first_kernel_agg =
         first_kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
@@ -67,11 +66,76 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     let raised_at = raised.map(|h| raised_at(h, raised_tb));
 
     // Echoes and unrelated errors.
+    let first_assert_host = first_host.filter(|_| first_kernel.is_none());
+    let (echoes, echo_count, other_errors) = echoes(&facts, first_assert_host, first_loc, first_device_order, lang);
+
+    // Can the traceback be trusted? (A kernel line from a runtime log has no cell: the cell
+    // that raised stands for it.)
+    let stack_loc = match (&first_kernel, first_host) {
+        (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
+        _ => first_loc,
+    };
+    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
+
+    // The cause.
+    let cause = (verdict == Verdict::DeviceAssert)
+        .then(|| cause(&facts, first_kernel.as_ref(), first_host, raised_tb, stack.as_ref(), lang));
+
+    let kernel_sites = kernel_sites(&facts);
+
+    let notebook = format != "text";
+    let ctx = checklist::Context {
+        lang,
+        verdict,
+        notebook,
+        cause: cause.as_ref(),
+        stack: stack.as_ref(),
+        other: other_errors.first().map(|o| o.kind.as_str()),
+        echo_count,
+        runtime_log_step: verdict == Verdict::DeviceAssert
+            && first_kernel.is_none()
+            && facts.runtime_log.is_none()
+            && on_colab(&facts),
+    };
+    let checklist = checklist::steps(&ctx);
+    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
+    let headline = headline(verdict, first_kernel.as_ref(), first_host, cause.as_ref(), other_errors.first(), lang);
+
+    Report {
+        schema: SCHEMA,
+        tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
+        lang,
+        input: input_summary(&facts, format),
+        verdict,
+        headline,
+        first_assert,
+        kernel_sites,
+        raised_at,
+        cause,
+        echoes,
+        echo_count,
+        stack,
+        other_errors,
+        checklist,
+        notes,
+    }
+}
+
+/// The later CUDA errors: echoes of the first assert (at most [`MAX_ECHOES`] listed, all
+/// counted) and the errors that are not (each explained). `first` is the host line that is
+/// itself the first assert, when no kernel line is.
+fn echoes(
+    facts: &Facts,
+    first: Option<&HostHit>,
+    first_loc: Option<Loc>,
+    first_device_order: Option<u64>,
+    lang: Lang,
+) -> (Vec<Echo>, u64, Vec<OtherError>) {
     let mut echoes = Vec::new();
     let mut echo_count = 0u64;
     let mut other_errors = Vec::new();
     for h in &facts.host {
-        if first_kernel.is_none() && first_host.is_some_and(|f| std::ptr::eq(f, h)) {
+        if first.is_some_and(|f| std::ptr::eq(f, h)) {
             continue;
         }
         let same_cell = first_loc.is_some_and(|f| f.at.cell.is_some() && f.at.cell == h.loc.at.cell);
@@ -105,37 +169,42 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     if first_device_order.is_some() {
         echo_count += facts.host_total.saturating_sub(facts.host.len() as u64);
     }
+    (echoes, echo_count, other_errors)
+}
 
-    // Can the traceback be trusted? (A kernel line from a runtime log has no cell: the cell
-    // that raised stands for it.)
-    let stack_loc = match (&first_kernel, first_host) {
-        (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
-        _ => first_loc,
-    };
-    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
-
-    // The cause.
-    let cause = (verdict == Verdict::DeviceAssert).then(|| {
-        let input = rule_input(&facts, first_kernel.as_ref(), raised_tb, raised, stack.as_ref());
-        let mut ranked = rs.decide(&input).into_iter();
-        let decision = ranked.next().unwrap_or_else(|| Decision {
-            rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),
-            confidence: 0.0,
-            evidence: Vec::new(),
-        });
-        let best = decision.confidence;
-        let mut cause = cause_from(decision, first_kernel.as_ref(), lang);
-        cause.candidates = candidates(ranked, best, &cause, lang);
-        if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
-            // The first assert's own form is unknown: so is how far the rest can be trusted.
-            let scale = |c: f64| (c * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
-            cause.confidence = scale(cause.confidence);
-            cause.candidates.iter_mut().for_each(|c| c.confidence = scale(c.confidence));
-        }
-        cause
+/// The cause the evidence points at, with the other causes it leaves open.
+fn cause(
+    facts: &Facts,
+    first_kernel: Option<&KernelHit>,
+    first_host: Option<&HostHit>,
+    raised_tb: Option<&Traceback>,
+    stack: Option<&Stack>,
+    lang: Lang,
+) -> Cause {
+    let rs = ruleset();
+    let input = rule_input(facts, first_kernel, raised_tb, first_host, stack);
+    let mut ranked = rs.decide(&input).into_iter();
+    let decision = ranked.next().unwrap_or_else(|| Decision {
+        rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),
+        confidence: 0.0,
+        evidence: Vec::new(),
     });
+    let best = decision.confidence;
+    let mut cause = cause_from(decision, first_kernel, lang);
+    cause.candidates = candidates(ranked, best, &cause, lang);
+    if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
+        // The first assert's own form is unknown: so is how far the rest can be trusted.
+        let scale = |c: f64| (c * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
+        cause.confidence = scale(cause.confidence);
+        cause.candidates.iter_mut().for_each(|c| c.confidence = scale(c.confidence));
+    }
+    cause
+}
 
-    let kernel_sites = facts
+/// Every distinct assertion site, with the rule that explains it.
+fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
+    let rs = ruleset();
+    facts
         .sites
         .iter()
         .map(|s| {
@@ -148,57 +217,24 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
                 category: m.map(|m| rs.rules[m.rule].category),
             }
         })
-        .collect::<Vec<_>>();
+        .collect()
+}
 
-    let notebook = format != "text";
-    let ctx = checklist::Context {
-        lang,
-        verdict,
-        notebook,
-        cause: cause.as_ref(),
-        stack: stack.as_ref(),
-        other: other_errors.first().map(|o| o.kind.as_str()),
-        echo_count,
-        runtime_log_step: verdict == Verdict::DeviceAssert
-            && first_kernel.is_none()
-            && facts.runtime_log.is_none()
-            && on_colab(&facts),
-    };
-    let checklist = checklist::steps(&ctx);
-    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
-    let headline = headline(verdict, first_kernel.as_ref(), first_host, cause.as_ref(), other_errors.first(), lang);
-
-    Report {
-        schema: SCHEMA,
-        tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
-        lang,
-        input: InputSummary {
-            format: format.to_string(),
-            bytes: facts.stats.bytes,
-            lines: facts.stats.lines,
-            cells: facts.cell_count,
-            lossy_utf8: facts.stats.lossy_utf8,
-            nul_bytes: facts.stats.nul_bytes,
-            long_lines: facts.stats.long_lines,
-            runtime_log: facts.runtime_log.map(|l| RuntimeLogSummary {
-                form: l.form.to_string(),
-                rows: l.rows,
-                total: l.total,
-                newest_first: l.newest_first,
-            }),
-        },
-        verdict,
-        headline,
-        first_assert,
-        kernel_sites,
-        raised_at,
-        cause,
-        echoes,
-        echo_count,
-        stack,
-        other_errors,
-        checklist,
-        notes,
+fn input_summary(facts: &Facts, format: &str) -> InputSummary {
+    InputSummary {
+        format: format.to_string(),
+        bytes: facts.stats.bytes,
+        lines: facts.stats.lines,
+        cells: facts.cell_count,
+        lossy_utf8: facts.stats.lossy_utf8,
+        nul_bytes: facts.stats.nul_bytes,
+        long_lines: facts.stats.long_lines,
+        runtime_log: facts.runtime_log.map(|l| RuntimeLogSummary {
+            form: l.form.to_string(),
+            rows: l.rows,
+            total: l.total,
+            newest_first: l.newest_first,
+        }),
     }
 }
 
