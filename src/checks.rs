@@ -33,6 +33,11 @@ const LABEL_WORDS: &[&str] = &["label", "target", "class", "unique", "y_train", 
 
 /// Every check that holds on these cells, taken in the order they ran.
 pub fn run(cells: &[&Cell]) -> Vec<Finding> {
+    // Without a class count in the code there is nothing to compare with: the outputs, which
+    // are most of a notebook's bytes, are not read.
+    if !cells.iter().any(|c| c.source.lines().any(|l| class_count(l).is_some())) {
+        return Vec::new();
+    }
     let mut count: Option<i64> = None;
     let mut labels: Option<(i64, String, Location)> = None;
     for c in cells {
@@ -54,10 +59,14 @@ pub fn run(cells: &[&Cell]) -> Vec<Finding> {
             }
             for l in o.text.lines() {
                 line_no += 1;
-                if !(about_labels || contains_any(l, LABEL_WORDS)) {
+                // One byte search rules out most lines; the words only for a collection.
+                if !l.bytes().any(|c| matches!(c, b'[' | b'{' | b'(')) {
                     continue;
                 }
                 let Some((_, max)) = printed_ints(l) else { continue };
+                if !(about_labels || contains_any(l, LABEL_WORDS)) {
+                    continue;
+                }
                 if labels.as_ref().is_none_or(|(m, _, _)| max > *m) {
                     let at = Location {
                         line: line_no,
