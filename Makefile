@@ -2,7 +2,8 @@
 #
 #   make serve   builds the engine and the page, and serves the page (demo logs included)
 #                on http://127.0.0.1:8000
-#   make test    every test the project has (installs what they need first)
+#   make test    every test the project has (installs what they need first, PyTorch for the
+#                probe cell's tests among them: ~2 minutes and ~5 GB once, in ~/.cache)
 #   make web     the WebAssembly package and the bookmarklet in www/pkg, the extension in
 #                dist/extension (FIRST_ASSERT_ORIGIN sets the page's origin for the bookmarklet)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
@@ -36,6 +37,7 @@ test: tools
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
 	cd $(E2E) && node --test
+	@bash scripts/test-probe.sh
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 report: build
@@ -46,6 +48,8 @@ bench: build web
 	$(CARGO) bench --locked --bench stages
 	$(CARGO) build --release --locked --example serve
 	cd $(E2E) && node bench.mjs && node bench-notebook.mjs
+	@bash scripts/ensure-tools.sh torch
+	@$$(bash scripts/ensure-tools.sh torch-env)/bin/python -W ignore tests/probe/overhead.py 2>/dev/null
 
 clean:
 	$(CARGO) clean

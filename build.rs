@@ -4,6 +4,8 @@
 //!
 //! - `rules/*.toml`: one rule per file; see `rules/README.md` for the format.
 //! - `i18n/messages.toml`: every sentence a user reads, in English and Simplified Chinese.
+//! - `probe/probe.py` and `probe/texts.toml`: the probe cell, composed once per language into
+//!   the catalogue's message `probe_code`.
 //!
 //! The build checks structure (unknown keys, types, categories, scopes). Whether each rule has
 //! its documentation and fixtures is checked by `tests/rules.rs`, so that a missing text is a
@@ -45,6 +47,8 @@ struct RuleFile {
     extends: Option<String>,
     #[serde(default)]
     ops: Vec<String>,
+    #[serde(default)]
+    probe: Vec<String>,
     #[serde(default)]
     site: Vec<Site>,
     #[serde(default)]
@@ -206,12 +210,25 @@ fn main() {
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=i18n/messages.toml");
     println!("cargo:rerun-if-changed=src/rules/needles.rs");
+    println!("cargo:rerun-if-changed=probe/probe.py");
+    println!("cargo:rerun-if-changed=probe/texts.toml");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let out = Path::new(&out);
+    let template = std::fs::read_to_string("probe/probe.py").unwrap_or_else(|e| fail(format!("probe/probe.py: {e}")));
+    let groups = probe_groups(&template);
     let mut texts = Vec::new();
-    let rules = compile_rules(Path::new("rules"), &mut texts);
+    let rules = compile_rules(Path::new("rules"), &groups, &mut texts);
     std::fs::write(out.join("rules.rs"), rules).expect("write rules.rs");
-    let table = read_messages(Path::new("i18n/messages.toml"));
+    let mut table = read_messages(Path::new("i18n/messages.toml"));
+    let probe_texts = read_messages(Path::new("probe/texts.toml"));
+    let probe =
+        Message { en: compose_probe(&template, &probe_texts, "en"), zh: compose_probe(&template, &probe_texts, "zh") };
+    if table.insert("probe_code".into(), probe).is_some() {
+        fail("i18n/messages.toml: `probe_code` is made from probe/probe.py; the key is taken".into());
+    }
+    let list = groups.iter().map(|(id, ops)| format!("({}, {})", lit(id), lit(ops))).collect::<Vec<_>>();
+    let groups_rs = format!("/// The probe's check groups (`_GROUPS` in probe/probe.py): id, the ops it checks.\npub const GROUPS: &[(&str, &str)] = &[{}];\n", list.join(", "));
+    std::fs::write(out.join("probe_groups.rs"), groups_rs).expect("write probe_groups.rs");
     std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))
         .expect("write messages.rs");
     for lang in ["en", "zh"] {
@@ -248,7 +265,11 @@ fn rule_texts(t: &Text) -> RuleTexts {
 }
 
 /// Compiles the rules into Rust tables; their texts go to the catalogue: (id, en, zh) each.
-fn compile_rules(dir: &Path, texts: &mut Vec<(String, RuleTexts, RuleTexts, RuleOps)>) -> String {
+fn compile_rules(
+    dir: &Path,
+    groups: &[(String, String)],
+    texts: &mut Vec<(String, RuleTexts, RuleTexts, RuleOps)>,
+) -> String {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", dir.display())))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -269,6 +290,9 @@ fn compile_rules(dir: &Path, texts: &mut Vec<(String, RuleTexts, RuleTexts, Rule
         }
         if ids.insert(rule.id.clone(), ()).is_some() {
             fail(format!("duplicate rule id `{}`", rule.id));
+        }
+        if let Some(g) = rule.probe.iter().find(|g| !groups.iter().any(|(id, _)| id == *g)) {
+            fail(format!("{}: probe group `{g}` is not in probe/probe.py's _GROUPS", path.display()));
         }
         emit_rule(&mut code, path, texts.len(), &rule);
         let site_ops = rule.site.iter().map(|s| s.op.clone().unwrap_or_default()).collect();
@@ -312,6 +336,8 @@ fn emit_rule(code: &mut String, path: &Path, index: usize, r: &RuleFile) {
     let _ = writeln!(code, "    extends: {},", opt(&r.extends));
     let ops: Vec<String> = r.ops.iter().map(|o| lit(o)).collect();
     let _ = writeln!(code, "    ops: native_list(&[{}]),", ops.join(", "));
+    let probe: Vec<String> = r.probe.iter().map(|o| lit(o)).collect();
+    let _ = writeln!(code, "    probe: &[{}],", probe.join(", "));
     let _ = writeln!(code, "    sites: &[");
     for s in &r.site {
         if s.condition.is_none() && s.function.is_none() {
@@ -433,10 +459,17 @@ fn native_only(key: &str) -> bool {
     ["cli_", "docs_", "render_"].iter().any(|p| key.starts_with(p))
 }
 
-/// Keys the WebAssembly package has no `Msg` for: the native-only ones, and the page's and its
-/// view's texts, which the page reads from the web catalogue itself.
+/// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's
+/// and its view's texts, which the page reads from the web catalogue itself.
+const NOT_IN_PACKAGE: [&str; 5] = ["cli_", "docs_", "render_", "page_", "view_"];
+
 fn not_in_package(key: &str) -> bool {
-    native_only(key) || key.starts_with("page_") || key.starts_with("view_")
+    NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p))
+}
+
+/// FNV-1a, 64 bits (`src/catalogue.rs` computes the same).
+fn fnv(bytes: impl Iterator<Item = u8>) -> u64 {
+    bytes.fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 fn read_messages(path: &Path) -> BTreeMap<String, Message> {
@@ -467,7 +500,19 @@ fn compile_messages(path: &Path, table: &BTreeMap<String, Message>) -> String {
         code.push_str("];\n");
     }
     code.push_str("\n    /// The message's place in [`Msg::ALL`].\n    pub fn index(self) -> usize {\n        self as usize\n    }\n");
-    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    pub fn key(self) -> &'static str {\n        match self {\n");
+    // The package has no keys: it reads its messages in document order (skipping the page's
+    // and the command line's) and checks them against a hash of its keys.
+    let package_keys: Vec<&String> = table.keys().filter(|k| !not_in_package(k)).collect();
+    let _ = write!(
+        code,
+        "\n    /// FNV-1a of the package's keys, each followed by a newline, in [`Msg::ALL`] order.\n    #[cfg(target_arch = \"wasm32\")]\n    pub(crate) const KEYS_HASH: u64 = {};\n",
+        fnv(package_keys.iter().flat_map(|k| k.bytes().chain(std::iter::once(b'\n'))))
+    );
+    let _ = write!(
+        code,
+        "\n    /// The key prefixes of the messages the package has no `Msg` for.\n    #[cfg(target_arch = \"wasm32\")]\n    pub(crate) const NOT_IN_PACKAGE: &'static [&'static str] = &{NOT_IN_PACKAGE:?};\n"
+    );
+    code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    #[cfg(not(target_arch = \"wasm32\"))]\n    pub fn key(self) -> &'static str {\n        match self {\n");
     for key in table.keys() {
         let _ = writeln!(code, "            {}Msg::{} => {},", gate(key), camel(key), lit(key));
     }
@@ -529,4 +574,65 @@ fn catalogue(
     }
     out.push_str("\n}\n}\n");
     out
+}
+
+/// The probe's check groups: the `"id": "ops",` lines of `_GROUPS = {` in probe/probe.py.
+fn probe_groups(template: &str) -> Vec<(String, String)> {
+    let start = template.find("\n_GROUPS = {\n").unwrap_or_else(|| fail("probe/probe.py: no `_GROUPS = {`".into()));
+    let body = &template[start + 13..];
+    let body = &body[..body.find("\n}").unwrap_or_else(|| fail("probe/probe.py: `_GROUPS` is not closed".into()))];
+    let groups: Vec<(String, String)> = body
+        .lines()
+        .map(|l| {
+            let mut q = l.trim().trim_end_matches(',').split('"').filter(|p| !p.trim().is_empty() && p.trim() != ":");
+            match (q.next(), q.next(), q.next()) {
+                (Some(id), Some(ops), None) => (id.to_string(), ops.to_string()),
+                _ => fail(format!("probe/probe.py: `{l}` is not a `\"id\": \"ops\",` line of _GROUPS")),
+            }
+        })
+        .collect();
+    if groups.is_empty() {
+        fail("probe/probe.py: `_GROUPS` is empty".into());
+    }
+    groups
+}
+
+/// The probe cell in one language: each `#@@key@@` becomes comment lines and each `@@key@@` the
+/// text inside its Python string; `{version}` the crate's version. `{probe_suspects}` stays for
+/// the engine (`src/probe.rs`).
+fn compose_probe(template: &str, texts: &BTreeMap<String, Message>, lang: &str) -> String {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut rest = template;
+    let mut used = Vec::new();
+    while let Some(at) = rest.find("@@") {
+        let comment = rest[..at].ends_with('#');
+        out.push_str(&rest[..if comment { at - 1 } else { at }]);
+        let after = &rest[at + 2..];
+        let end =
+            after.find("@@").unwrap_or_else(|| fail("probe/probe.py: an `@@key` without its closing `@@`".into()));
+        let key = &after[..end];
+        let m = texts
+            .get(key)
+            .unwrap_or_else(|| fail(format!("probe/texts.toml: no text `{key}` (probe/probe.py uses it)")));
+        let text = if lang == "en" { &m.en } else { &m.zh }.trim_matches('\n');
+        if comment {
+            let lines: Vec<String> = text.lines().map(|l| format!("# {l}").trim_end().to_string()).collect();
+            out.push_str(&lines.join("\n"));
+        } else {
+            if text.contains(['"', '\\', '\n']) {
+                fail(format!(
+                    "probe/texts.toml: `{key}` ({lang}) stands in a Python string: no quote, backslash or newline"
+                ));
+            }
+            out.push_str(text);
+        }
+        used.push(key.to_string());
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    if let Some(k) = texts.keys().find(|k| !used.contains(k)) {
+        fail(format!("probe/texts.toml: `{k}` is not used by probe/probe.py"));
+    }
+    out.replace("{version}", &version)
 }

@@ -9,6 +9,9 @@
 # npm           the npm packages of tests/e2e, from its lockfile (npm ci)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
+# torch         a virtual environment with PyPI's torch (tests/probe/requirements.txt), for the
+#               probe cell's tests: ~2 minutes and ~5 GB once, then nothing while the pins hold.
+#               Where: $FIRST_ASSERT_TORCH_ENV, default ~/.cache/first-assert/torch
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,6 +93,26 @@ cargo_fuzz() {
   fi
 }
 
+# The environment of the probe's tests; its python is $(torch_env)/bin/python.
+torch_env() {
+  printf '%s\n' "${FIRST_ASSERT_TORCH_ENV:-${XDG_CACHE_HOME:-$HOME/.cache}/first-assert/torch}"
+}
+
+torch() {
+  local env req stamp
+  env=$(torch_env)
+  req=tests/probe/requirements.txt
+  stamp="$env/.first-assert-requirements"
+  if [ -x "$env/bin/python" ] && cmp -s "$req" "$stamp"; then
+    return
+  fi
+  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: ~2 minutes, ~5 GB)"
+  rm -rf "$env"
+  python3 -m venv "$env"
+  "$env/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+  cp "$req" "$stamp"
+}
+
 for what in "$@"; do
   case "$what" in
     wasm-target) wasm_target ;;
@@ -98,6 +121,8 @@ for what in "$@"; do
     npm) npm_packages ;;
     cargo-fuzz) cargo_fuzz ;;
     ripgrep) ripgrep ;;
+    torch) torch ;;
+    torch-env) torch_env ;;
     *) say "unknown tool: $what"; exit 2 ;;
   esac
 done

@@ -92,6 +92,41 @@ pub fn load(json: &str) -> Result<Lang, String> {
     Ok(lang)
 }
 
+/// Every message's text, in [`Msg::ALL`] order, by key.
+#[cfg(not(target_arch = "wasm32"))]
+fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
+    Msg::ALL
+        .iter()
+        .map(|m| {
+            let text = texts.get(m.key()).and_then(Value::as_str);
+            text.map(str::to_string).ok_or_else(|| format!("the catalogue has no message `{}`", m.key()))
+        })
+        .collect()
+}
+
+/// Every message's text, in [`Msg::ALL`] order: the package carries no keys (they cost 2 KB),
+/// so it reads the messages in the document's order (build.rs writes them in key order, as
+/// `Msg::ALL`), skips the page's, and checks the keys it read against a hash of its own.
+#[cfg(target_arch = "wasm32")]
+fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
+    let Value::Obj(members) = texts else { return Err("the catalogue has no messages".into()) };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut out = Vec::with_capacity(Msg::ALL.len());
+    for (key, text) in members {
+        if Msg::NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p)) {
+            continue;
+        }
+        for b in key.bytes().chain([b'\n']) {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        out.push(text.as_str().ok_or("a message of the catalogue is not a string")?.to_string());
+    }
+    if hash != Msg::KEYS_HASH || out.len() != Msg::ALL.len() {
+        return Err("the catalogue's messages are not this build's (another version?)".into());
+    }
+    Ok(out)
+}
+
 const RULE_FIELDS: [&str; 6] = ["title", "summary", "why", "fix", "check", "snippet"];
 
 /// Reads a document and checks that it has a text for every message and rule of this build.
@@ -103,13 +138,7 @@ fn parse(text: &str) -> Result<(Lang, Catalogue), String> {
     let lang =
         v.get("lang").and_then(Value::as_str).and_then(Lang::from_tag).ok_or("the catalogue names no language")?;
     let texts = v.get("messages").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no messages")?;
-    let mut messages = Vec::with_capacity(Msg::ALL.len());
-    for m in Msg::ALL {
-        match texts.get(m.key()).and_then(Value::as_str) {
-            Some(t) => messages.push(t.to_string()),
-            None => return Err(format!("the catalogue has no message `{}`", m.key())),
-        }
-    }
+    let messages = messages(texts)?;
     let by_rule = v.get("rules").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no rules")?;
     let mut rules = Vec::with_capacity(RULES.len());
     let mut ops = Vec::with_capacity(RULES.len());

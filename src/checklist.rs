@@ -1,7 +1,7 @@
 //! The restart-and-isolate checklist, tailored to the cause and to what the input shows.
 
 use crate::i18n::{Lang, Msg};
-use crate::report::{Category, Cause, LaunchBlocking, Stack, Step, Verdict};
+use crate::report::{Category, Cause, LaunchBlocking, Probe, Stack, Step, Verdict};
 
 /// What the checklist is tailored to.
 pub struct Context<'a> {
@@ -17,6 +17,8 @@ pub struct Context<'a> {
     /// On Colab, with no kernel line in the input and no runtime log beside it: the first step
     /// is to copy them from the runtime log.
     pub runtime_log_step: bool,
+    /// The probe cell, to paste first after the restart.
+    pub probe: Option<&'a Probe>,
 }
 
 /// A code snippet from the catalogue (the leading newline of the TOML text dropped).
@@ -74,6 +76,10 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         Some(code(Msg::SnippetLaunchBlocking, l)),
         lb == LaunchBlocking::Set,
     ));
+    if let Some(p) = c.probe {
+        let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
+        v.push(step("probe", Msg::StepProbeTitle.text(l).into(), body.text(l).into(), Some(&p.code), false));
+    }
     v.push(rerun(c));
     v.push(step(
         "first_only",
@@ -86,19 +92,12 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         None,
         false,
     ));
-    let (check_title, check_body, snippet) = match c.cause {
-        Some(cause) if cause.snippet.is_some() => (
-            Msg::StepInspectTitle.text(l).to_string(),
-            if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() },
-            cause.snippet.as_deref(),
-        ),
-        _ => (
-            Msg::StepInspectTitle.text(l).to_string(),
-            Msg::StepInspectGenericBody.text(l).to_string(),
-            Some(code(Msg::SnippetGeneric, l)),
-        ),
-    };
-    v.push(step("inspect", check_title, check_body, snippet, false));
+    // The probe prints the suspect values when the rerun fails; a cause's own snippet prints
+    // them now, from the values the notebook still holds.
+    if let Some(cause) = c.cause.filter(|c| c.snippet.is_some()) {
+        let body = if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() };
+        v.push(step("inspect", Msg::StepInspectTitle.text(l).into(), body, cause.snippet.as_deref(), false));
+    }
     v.push(step(
         "cpu",
         Msg::StepCpuTitle.text(l).into(),

@@ -16,6 +16,8 @@ const CHUNK: usize = 1 << 20;
 
 struct Args {
     json: bool,
+    /// `--probe`: print the probe cell only.
+    probe: bool,
     lang: Lang,
     color: Option<bool>,
     path: Option<String>,
@@ -70,7 +72,7 @@ fn with_usage(l: Lang, msg: String) -> String {
 }
 
 fn parse_args(l: Lang) -> Result<Option<Args>, String> {
-    let mut a = Args { json: false, lang: l, color: None, path: None, log: None };
+    let mut a = Args { json: false, probe: false, lang: l, color: None, path: None, log: None };
     let mut it = std::env::args_os().skip(1);
     let mut only_paths = false;
     while let Some(arg) = it.next() {
@@ -99,6 +101,7 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                 return Ok(None);
             }
             "--json" => a.json = true,
+            "--probe" => a.probe = true,
             "--lang" => {
                 let v = value("--lang")?;
                 a.lang = match v.as_str() {
@@ -164,7 +167,14 @@ fn run(l: Lang) -> Result<ExitCode, String> {
         }
     };
     let mut out = io::stdout().lock();
-    let written = if args.json {
+    let written = if args.probe {
+        // With no assert in the input there is no suspect: the probe checks every op alike.
+        let probe = report.probe.clone().unwrap_or_else(|| first_assert::probe::probe(report.lang, None));
+        if report.verdict != Verdict::DeviceAssert {
+            let _ = writeln!(io::stderr(), "{}", Msg::CliProbeNoAssert.text(l));
+        }
+        write!(out, "{}", probe.code)
+    } else if args.json {
         let s = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         writeln!(out, "{s}")
     } else {

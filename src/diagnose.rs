@@ -3,6 +3,7 @@
 
 use crate::checklist;
 use crate::i18n::{location, Lang, Msg};
+use crate::probe;
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input};
 use crate::scan::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
@@ -84,6 +85,7 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     let kernel_sites = kernel_sites(&facts);
 
     let notebook = format != "text";
+    let probe = (verdict == Verdict::DeviceAssert).then(|| probe::probe(lang, cause.as_ref()));
     let ctx = checklist::Context {
         lang,
         verdict,
@@ -96,6 +98,7 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
             && first_kernel.is_none()
             && facts.runtime_log.is_none()
             && on_colab(&facts),
+        probe: probe.as_ref(),
     };
     let checklist = checklist::steps(&ctx);
     let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
@@ -117,6 +120,7 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         stack,
         other_errors,
         checklist,
+        probe,
         notes,
     }
 }

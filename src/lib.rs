@@ -35,7 +35,7 @@
 //!   tracebacks, notes) with bounded memory.
 //! - [`rules`]: the rule data (`rules/*.toml`) compiled into a `RegexSet` prefilter and an
 //!   exact table of kernel sites; chooses the cause.
-//! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps.
+//! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps; [`probe`]: the probe cell.
 //! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
 
 pub mod catalogue;
@@ -62,6 +62,7 @@ pub mod wasm;
 mod checklist;
 mod diagnose;
 mod order;
+pub mod probe;
 
 pub use i18n::{Lang, Msg};
 pub use input::{Cell, InputError, Notebook, Output};

@@ -230,20 +230,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         }
     }
 
-    if !r.checklist.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderSteps.text(l))));
-        for (i, s) in r.checklist.iter().enumerate() {
-            let mark = if s.done { st.ok("[x]") } else { "[ ]".to_string() };
-            let _ = writeln!(out, "  {:>2}. {} {}", i + 1, mark, st.bold(&s.title));
-            let _ = writeln!(out, "        {}", indent_more(&s.body, 8));
-            if let Some(code) = &s.code {
-                for line in code.lines() {
-                    let _ = writeln!(out, "          {}", st.code(line));
-                }
-            }
-        }
-    }
+    checklist(&mut out, &st, r, &source);
 
     if !r.notes.is_empty() {
         let _ = writeln!(out);
@@ -253,6 +240,42 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         }
     }
     out
+}
+
+/// The steps, each with its code; the probe cell (a page of Python) is named by the command
+/// that prints it instead.
+fn checklist(out: &mut String, st: &Style, r: &Report, source: &str) {
+    if r.checklist.is_empty() {
+        return;
+    }
+    let l = r.lang;
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderSteps.text(l))));
+    for (i, s) in r.checklist.iter().enumerate() {
+        let mark = if s.done { st.ok("[x]") } else { "[ ]".to_string() };
+        let _ = writeln!(out, "  {:>2}. {} {}", i + 1, mark, st.bold(&s.title));
+        let _ = writeln!(out, "        {}", indent_more(&s.body, 8));
+        if s.id == "probe" {
+            let command = format!("first-assert --probe {} > probe.py", shell_word(source));
+            let _ = writeln!(out, "        {}", Msg::RenderProbe.fill(l, &[("command", &st.code(&command))]));
+            continue;
+        }
+        for line in s.code.iter().flat_map(|c| c.lines()) {
+            let _ = writeln!(out, "          {}", st.code(line));
+        }
+    }
+}
+
+/// A path as one word of a POSIX shell command (quoted when it holds anything but the usual).
+fn shell_word(s: &str) -> String {
+    let s = sanitize(s);
+    if s == "<stdin>" {
+        return "-".into();
+    }
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./+:@%=,".contains(c)) {
+        return s;
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source: &str) {

@@ -123,6 +123,8 @@ pub struct Report {
     pub other_errors: Vec<OtherError>,
     /// The restart-and-isolate steps, tailored to the cause.
     pub checklist: Vec<Step>,
+    /// The probe cell to paste first after the restart, when the verdict is a device-side assert.
+    pub probe: Option<Probe>,
     /// Things worth knowing about this input.
     pub notes: Vec<Note>,
 }
@@ -509,6 +511,17 @@ pub struct Step {
     pub code: Option<String>,
     /// True when the input shows the step is already done.
     pub done: bool,
+}
+
+/// The probe cell (`src/probe.rs`): Python that checks the inputs of every op that can fire a
+/// device-side assert before the op runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct Probe {
+    /// The cell, in the report's language.
+    pub code: String,
+    /// The ops the probe names as the suspects (the cause's), none when the cause is unknown.
+    pub ops: Vec<String>,
 }
 
 /// Something worth knowing about this input.

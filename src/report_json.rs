@@ -288,8 +288,10 @@ fields!(Report {
     stack,
     other_errors,
     checklist,
+    probe,
     notes
 });
+fields!(Probe { code, ops });
 fields!(Tool { name, version });
 fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });

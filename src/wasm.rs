@@ -67,6 +67,7 @@ export interface Report {
   stack: null | { trustworthy: boolean; async_note: boolean; launch_blocking: string; launch_blocking_at: Location | null; innocent_op: string | null; explanation: string };
   other_errors: (Location & { kind: string; text: string; exception: string | null; explanation: string })[];
   checklist: { id: string; title: string; body: string; code: string | null; done: boolean }[];
+  probe: null | { code: string; ops: string[] };
   notes: { id: string; text: string }[];
 }
 

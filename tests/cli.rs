@@ -47,9 +47,34 @@ fn help_and_version() {
     let out = bin().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
-    assert!(s.contains("Usage: first-assert [--json] [--lang en|zh]") && s.contains("Exit status"), "{s}");
+    assert!(s.contains("Usage: first-assert [--json|--probe] [--lang en|zh]") && s.contains("Exit status"), "{s}");
     let out = bin().arg("-V").output().unwrap();
     assert_eq!(text(&out.stdout).trim(), format!("first-assert {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn probe_prints_the_cell_alone_with_the_causes_suspects() {
+    let log = tmp(
+        "probe.log",
+        b"Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [2,0,0] Assertion `t >= 0 && t < n_classes` failed.\n",
+    );
+    let out = bin().args(["--probe", "--lang", "zh"]).arg(&log).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "the exit status still says an assert was found");
+    let code = text(&out.stdout);
+    assert!(code.starts_with("# first-assert 探测单元格"), "{code}");
+    assert!(code.contains("\n_SUSPECTS = (\"loss\",)\n") && code.trim_end().ends_with("first_assert_probe.on()"));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    // The text report names the command instead of printing a page of Python.
+    let out = bin().args(["--lang", "en", "--color", "never"]).arg(&log).output().unwrap();
+    let report = text(&out.stdout);
+    assert!(report.contains("Paste the probe cell first") && report.contains("first-assert --probe "), "{report}");
+    assert!(!report.contains("TorchFunctionMode"));
+    // With no assert: the probe without suspects, and a word on stderr.
+    let clean = tmp("clean.log", b"epoch 1 loss 0.3\n");
+    let out = bin().args(["--probe", "--lang", "en"]).arg(&clean).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("\n_SUSPECTS = ()\n"));
+    assert!(text(&out.stderr).contains("no device-side assert"), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -52,6 +52,7 @@ fn top_level_fields() {
             "echo_count",
             "stack",
             "checklist",
+            "probe",
             "notes",
             "lang",
             "input",
@@ -143,6 +144,7 @@ fn echoes_stack_checklist_notes() {
     for id in [
         "restart",
         "launch_blocking",
+        "probe",
         "rerun",
         "first_only",
         "inspect",
@@ -156,6 +158,9 @@ fn echoes_stack_checklist_notes() {
     let lb = v["checklist"].as_array().unwrap().iter().find(|s| s["id"] == "launch_blocking").unwrap();
     assert!(lb["code"].as_str().unwrap().contains("CUDA_LAUNCH_BLOCKING"));
     has_all(&v["notes"][0], &["id", "text"], "note");
+    has_all(&v["probe"], &["code", "ops"], "probe");
+    assert!(v["probe"]["code"].as_str().unwrap().contains("TorchFunctionMode"));
+    assert!(v["probe"]["ops"].as_array().unwrap().iter().all(|o| o.is_string()));
 }
 
 #[test]

@@ -23,6 +23,9 @@ pub struct RuleDef {
     pub extends: Option<&'static str>,
     /// The Python ops that reach the assert.
     pub ops: &'static [&'static str],
+    /// The probe cell's check groups for this cause (`_GROUPS` in `probe/probe.py`), which the
+    /// probe names as the suspects.
+    pub probe: &'static [&'static str],
     /// Kernel assertion sites the rule explains, as PyTorch prints them.
     pub sites: &'static [SiteDef],
     /// Evidence blocks: the first says which op asserted, each further one refines the cause.

@@ -1,0 +1,319 @@
+"""The probe cell against real PyTorch, on the CPU (scripts/test-probe.sh runs this).
+
+The probe is the one the engine hands out: `first-assert --probe` on a log. This process runs
+it before anything imports torch, as a user's first cell would; the scenarios that need a fresh
+interpreter (the warnings, turning it off, each cause's probe) run in subprocesses.
+"""
+
+import ast
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("FIRST_ASSERT_BIN", str(ROOT / "target/release/first-assert"))
+
+# A kernel assertion line of our own: a label past the last class (cause: invalid_label).
+LABEL_LOG = (
+    "/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: "
+    "block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+    "RuntimeError: CUDA error: device-side assert triggered\n"
+)
+
+
+def probe_code(log, lang="en"):
+    done = subprocess.run([BIN, "--probe", "--lang", lang, "-"], input=log.encode(), capture_output=True)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return done.stdout.decode()
+
+
+def run_python(code, script):
+    """Runs the probe, then `script`, in a fresh interpreter; returns (stdout, stderr)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False, encoding="utf-8") as f:
+        f.write(code + "\n" + script)
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "CUDA_LAUNCH_BLOCKING"}
+        done = subprocess.run([sys.executable, f.name], capture_output=True, env=env, timeout=300)
+        return done.stdout.decode(), done.stderr.decode()
+    finally:
+        os.unlink(f.name)
+
+
+# The probe of a label case, run here as a first cell: nothing has imported torch yet.
+CODE = probe_code(LABEL_LOG)
+NS = {"__name__": "probe_cell"}
+exec(compile(CODE, "<probe cell>", "exec"), NS)
+Probe = NS["first_assert_probe"]
+FirstAssertError = NS["FirstAssertError"]
+
+import torch  # noqa: E402  (after the probe, on purpose)
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def plain(fn):
+    """Runs fn with the probe off: (result, None) or (None, the exception)."""
+    Probe.off()
+    try:
+        torch.manual_seed(0)
+        return fn(), None
+    except Exception as e:  # noqa: BLE001 -- PyTorch's own error is what we compare against
+        return None, e
+    finally:
+        Probe.on()
+
+
+def probed(fn):
+    torch.manual_seed(0)
+    return fn()
+
+
+def same(a, b):
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.equal(a, b)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+x45 = torch.arange(20.0).reshape(4, 5)
+logits = torch.randn(4, 10, generator=torch.Generator().manual_seed(1))
+img_logits = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(2))
+weight = torch.randn(8, 3, generator=torch.Generator().manual_seed(3))
+index = lambda *v: torch.tensor(v)  # noqa: E731
+
+# (name, bad call, good call, what the error must say). Every op the probe guards, by the
+# forms users call it in: functions, modules, Tensor methods, in place.
+CASES = [
+    ("cross_entropy (N, C)", lambda: F.cross_entropy(logits, index(1, 2, 10, 0)),
+     lambda: F.cross_entropy(logits, index(1, 2, 9, 0)), ["F.cross_entropy", "max 10", "0 <= target < 10"]),
+    ("cross_entropy (C,)", lambda: F.cross_entropy(logits[0], index(-3)[0]),
+     lambda: F.cross_entropy(logits[0], index(3)[0]), ["F.cross_entropy", "min -3", "0 <= target < 10"]),
+    ("CrossEntropyLoss (N, C, d1, d2) with a void label", lambda: nn.CrossEntropyLoss()(img_logits, torch.full((2, 4, 4), 255)),
+     lambda: nn.CrossEntropyLoss(ignore_index=255)(img_logits, torch.full((2, 4, 4), 255).index_fill(1, index(0), 2)),
+     ["F.cross_entropy", "255", "0 <= target < 3", "ignore_index"]),
+    ("CrossEntropyLoss ignore_index honoured", lambda: nn.CrossEntropyLoss(ignore_index=-1)(logits, index(1, -1, 10, 0)),
+     lambda: nn.CrossEntropyLoss(ignore_index=-1)(logits, index(1, -1, 9, 0)), ["target == -1 (ignore_index)", "10"]),
+    ("nll_loss", lambda: F.nll_loss(logits.log_softmax(1), index(0, 0, 0, 12)),
+     lambda: F.nll_loss(logits.log_softmax(1), index(0, 0, 0, 9)), ["F.nll_loss", "12", "0 <= target < 10"]),
+    ("NLLLoss", lambda: nn.NLLLoss()(logits.log_softmax(1), index(-1, 0, 0, 0)),
+     lambda: nn.NLLLoss()(logits.log_softmax(1), index(1, 0, 0, 0)), ["F.nll_loss", "-1"]),
+    ("embedding", lambda: F.embedding(index(0, 8, 2), weight),
+     lambda: F.embedding(index(0, 7, 2), weight), ["F.embedding", "max 8", "0 <= id < 8"]),
+    ("Embedding", lambda: nn.Embedding(8, 3)(index(-1, 2)),
+     lambda: nn.Embedding(8, 3)(index(1, 2)), ["F.embedding", "min -1", "0 <= id < 8"]),
+    ("EmbeddingBag ids", lambda: nn.EmbeddingBag(8, 3)(index(1, 9, 2, 3), index(0, 2)),
+     lambda: nn.EmbeddingBag(8, 3)(index(1, 7, 2, 3), index(0, 2)), ["F.embedding_bag", "9", "0 <= id < 8"]),
+    ("embedding_bag offsets", lambda: F.embedding_bag(index(1, 2, 3, 4), weight, index(0, 3, 2)),
+     lambda: F.embedding_bag(index(1, 2, 3, 4), weight, index(0, 2, 3)), ["F.embedding_bag", "offsets[0] == 0", "<= 4"]),
+    ("index_select", lambda: torch.index_select(x45, 1, index(0, 5)),
+     lambda: torch.index_select(x45, 1, index(0, 4)), ["index_select", "max 5", "0 <= index < 5"]),
+    ("Tensor.index_select", lambda: x45.index_select(0, index(-1)),
+     lambda: x45.index_select(0, index(3)), ["index_select", "-1", "0 <= index < 4"]),
+    ("gather", lambda: torch.gather(x45, 1, index(0, 5, 1, 1)[:, None]),
+     lambda: torch.gather(x45, 1, index(0, 4, 1, 1)[:, None]), ["gather", "5", "0 <= index < 5"]),
+    ("scatter_", lambda: x45.clone().scatter_(0, index(4, 0)[None], 1.0),
+     lambda: x45.clone().scatter_(0, index(3, 0)[None], 1.0), ["scatter", "4", "0 <= index < 4"]),
+    ("scatter_add", lambda: torch.scatter_add(x45, 1, index(7)[None], x45),
+     lambda: torch.scatter_add(x45, 1, index(4)[None], x45), ["scatter_add", "7", "0 <= index < 5"]),
+    ("scatter_reduce", lambda: x45.scatter_reduce(1, index(0, 5)[None], x45, "amax"),
+     lambda: x45.scatter_reduce(1, index(0, 4)[None], x45, "amax"), ["scatter_reduce", "0 <= index < 5"]),
+    ("index_add_", lambda: x45.clone().index_add_(0, index(0, 4), torch.ones(2, 5)),
+     lambda: x45.clone().index_add_(0, index(0, 3), torch.ones(2, 5)), ["index_add", "4", "0 <= index < 4"]),
+    ("index_copy", lambda: torch.index_copy(x45, 0, index(6), torch.ones(1, 5)),
+     lambda: torch.index_copy(x45, 0, index(2), torch.ones(1, 5)), ["index_copy", "6", "0 <= index < 4"]),
+    ("index_fill_", lambda: x45.clone().index_fill_(1, index(-6), 0.0),
+     lambda: x45.clone().index_fill_(1, index(-5), 0.0), ["index_fill", "-6", "-5 <= index < 5"]),
+    ("take", lambda: torch.take(x45, index(0, 20)),
+     lambda: torch.take(x45, index(0, 19, -20)), ["torch.take", "20", "-20 <= index < 20"]),
+    ("t[idx]", lambda: x45[index(0, 4)],
+     lambda: x45[index(0, 3, -4)], ["tensor[index]", "max 4", "-4 <= index < 4"]),
+    ("t[:, idx] and a list", lambda: x45[:, [1, 5]],
+     lambda: x45[:, [1, 4]], ["tensor[index]", "5", "-5 <= index < 5"]),
+    ("t[..., mask, idx]", lambda: x45.reshape(2, 2, 5)[..., index(5, 0)],
+     lambda: x45.reshape(2, 2, 5)[..., index(4, 0)], ["tensor[index]", "5", "-5 <= index < 5"]),
+    ("t[idx] = v", lambda: x45.clone().__setitem__(index(-5), 1.0),
+     lambda: x45.clone().__setitem__(index(-4), 1.0), ["tensor[index]", "-5", "-4 <= index < 4"]),
+    ("one_hot", lambda: F.one_hot(index(0, 3, 5), 5),
+     lambda: F.one_hot(index(0, 3, 4), 5), ["F.one_hot", "max 5", "0 <= value < 5"]),
+    ("one_hot negative", lambda: F.one_hot(index(0, -1)),
+     lambda: F.one_hot(index(0, 1)), ["F.one_hot", "-1"]),
+    ("binary_cross_entropy input", lambda: F.binary_cross_entropy(torch.tensor([0.2, 1.5]), torch.tensor([0.0, 1.0])),
+     lambda: F.binary_cross_entropy(torch.tensor([0.2, 1.0]), torch.tensor([0.0, 1.0])),
+     ["F.binary_cross_entropy", "input", "1.5", "0 <= input <= 1"]),
+    ("BCELoss NaN", lambda: nn.BCELoss()(torch.tensor([0.2, float("nan")]), torch.tensor([0.0, 1.0])),
+     lambda: nn.BCELoss()(torch.tensor([0.2, 0.7]), torch.tensor([0.0, 1.0])), ["F.binary_cross_entropy", "nan"]),
+    ("BCELoss target", lambda: nn.BCELoss()(torch.tensor([0.2, 0.7]), torch.tensor([0.0, 2.0])),
+     lambda: nn.BCELoss()(torch.tensor([0.2, 0.7]), torch.tensor([0.0, 1.0])), ["target", "0 <= target <= 1"]),
+    ("multinomial NaN", lambda: torch.multinomial(torch.tensor([[0.5, float("nan")]]), 1),
+     lambda: torch.multinomial(torch.tensor([[0.5, 0.5]]), 1), ["torch.multinomial", "nan", "0 <= p < inf"]),
+    ("multinomial negative", lambda: torch.tensor([0.5, -0.1]).multinomial(1),
+     lambda: torch.tensor([0.5, 0.1]).multinomial(1), ["torch.multinomial", "-0.1"]),
+    ("multinomial zero row", lambda: torch.multinomial(torch.tensor([[0.5, 0.5], [0.0, 0.0]]), 1),
+     lambda: torch.multinomial(torch.tensor([[0.5, 0.5], [0.0, 1.0]]), 1), ["torch.multinomial", "p.sum(-1) > 0", "[1, 0]"]),
+    ("bernoulli", lambda: torch.bernoulli(torch.tensor([0.2, 1.2])),
+     lambda: torch.bernoulli(torch.tensor([0.2, 1.0])), ["torch.bernoulli", "1.2", "0 <= p <= 1"]),
+    ("bernoulli_ with p", lambda: torch.zeros(3).bernoulli_(torch.tensor([0.1, -0.5, 0.3])),
+     lambda: torch.zeros(3).bernoulli_(torch.tensor([0.1, 0.5, 0.3])), ["torch.bernoulli", "-0.5"]),
+    ("repeat_interleave", lambda: torch.repeat_interleave(torch.tensor([1, 2]), index(2, -1)),
+     lambda: torch.repeat_interleave(torch.tensor([1, 2]), index(2, 1)), ["torch.repeat_interleave", "-1", "repeats >= 0"]),
+    ("Tensor.repeat_interleave output_size", lambda: torch.tensor([1, 2]).repeat_interleave(index(2, 1), output_size=4),
+     lambda: torch.tensor([1, 2]).repeat_interleave(index(2, 1), output_size=3), ["output_size == repeats.sum() == 3"]),
+]
+
+
+class Ops(unittest.TestCase):
+    def test_every_guarded_op_names_op_value_and_bound_and_leaves_correct_calls_alone(self):
+        for name, bad, good, says in CASES:
+            with self.subTest(name):
+                with self.assertRaises(FirstAssertError) as caught:
+                    probed(bad)
+                msg = str(caught.exception)
+                for s in says:
+                    self.assertIn(s, msg)
+                for label in ("values: min", "first bad value", "allowed:", "usual cause:", "your line:"):
+                    self.assertIn(label, msg)
+                # The error points at this file's line that ran the op, not at torch or the probe.
+                self.assertIn("test_probe.py:", msg.split("your line:")[1])
+                # PyTorch's own CPU message, where it has one, does not state the bound.
+                _, own = plain(bad)
+                if own is not None:
+                    bound = next(s for s in says if "<" in s or "=" in s) if any("<" in s or "=" in s for s in says) else None
+                    if bound:
+                        self.assertNotIn(bound, str(own))
+                want, err = plain(good)
+                self.assertIsNone(err, name)
+                self.assertTrue(same(probed(good), want), name)
+
+    def test_the_suspect_is_named(self):
+        with self.assertRaises(FirstAssertError) as caught:
+            F.cross_entropy(logits, index(1, 2, 10, 0))
+        self.assertIn("This is the op the report suspected.", str(caught.exception))
+        with self.assertRaises(FirstAssertError) as caught:
+            F.embedding(index(9), weight)
+        self.assertIn("The report suspected another op; this one fails first.", str(caught.exception))
+
+    def test_indices_at_every_boundary_agree_with_pytorch_on_the_cpu(self):
+        # The probe refuses exactly what PyTorch's CPU kernels refuse (the CUDA kernels assert on
+        # the same values): n and -n-1 always, negatives for the ops that do not wrap them.
+        n = 5
+        ops = {
+            "index_select": lambda i: x45.index_select(1, index(i)),
+            "gather": lambda i: x45.gather(1, torch.full((4, 1), i)),
+            "scatter": lambda i: x45.clone().scatter_(1, torch.full((4, 1), i), 0.0),
+            "scatter_add": lambda i: x45.clone().scatter_add_(1, torch.full((4, 1), i), x45),
+            "index_add": lambda i: x45.clone().index_add_(1, index(i), torch.ones(4, 1)),
+            "index_copy": lambda i: x45.clone().index_copy_(1, index(i), torch.ones(4, 1)),
+            "index_fill": lambda i: x45.clone().index_fill_(1, index(i), 0.0),
+            "getitem": lambda i: x45[:, index(i)],
+            "setitem": lambda i: x45.clone().__setitem__((slice(None), index(i)), 0.0),
+            "embedding": lambda i: F.embedding(index(i), weight[:n]),
+            "one_hot": lambda i: F.one_hot(index(i), n),
+            "cross_entropy": lambda i: F.cross_entropy(logits[:, :n], torch.full((4,), i)),
+        }
+        for name, op in ops.items():
+            for i in (-n - 1, -n, -1, 0, n - 1, n):
+                with self.subTest(op=name, index=i):
+                    _, own = plain(lambda: op(i))
+                    try:
+                        probed(lambda: op(i))
+                        ours = None
+                    except FirstAssertError as e:
+                        ours = e
+                    except Exception as e:  # noqa: BLE001 -- PyTorch's own, the probe let it through
+                        ours = None
+                        self.assertIsNotNone(own, f"the probe changed the call: {e}")
+                    self.assertEqual(ours is not None, own is not None, f"PyTorch says: {own}")
+
+
+class Fresh(unittest.TestCase):
+    def test_it_sets_launch_blocking_before_torch_and_says_it_is_on(self):
+        out, err = run_python(CODE, "import os; print(os.environ['CUDA_LAUNCH_BLOCKING'])")
+        self.assertEqual(out.strip(), "1")
+        self.assertIn("first-assert probe on", err)
+        self.assertNotIn("imported before", err)
+
+    def test_it_warns_when_torch_came_first(self):
+        _, err = run_python("import torch\n" + CODE, "")
+        self.assertIn("torch was imported before this cell", err)
+
+    def test_one_call_turns_it_off_and_running_it_twice_keeps_one(self):
+        script = (
+            "import torch.nn.functional as F\n"
+            "try:\n"
+            "    F.one_hot(torch.tensor([3]), 2)\n"
+            "except FirstAssertError:\n"
+            "    print('guarded')\n"
+            "first_assert_probe.off()\n"
+            "try:\n"
+            "    F.one_hot(torch.tensor([3]), 2)\n"
+            "except FirstAssertError:\n"
+            "    print('still guarded')\n"
+            "except RuntimeError:\n"
+            "    print('pytorch')\n"
+            "from torch.overrides import _get_current_function_mode_stack as stack\n"
+            "print('modes', len(stack()))\n"
+        )
+        out, err = run_python(CODE + "\n" + CODE, script)
+        self.assertEqual(out.split(), ["guarded", "pytorch", "modes", "0"], err)
+        self.assertIn("first-assert probe off.", err)
+
+    def test_the_chinese_probe_speaks_chinese(self):
+        script = "import torch.nn.functional as F\nF.one_hot(torch.tensor([3]), 2)\n"
+        _, err = run_python(probe_code(LABEL_LOG, "zh"), script)
+        self.assertIn("FirstAssertError: F.one_hot: value 超出范围。", err)
+        self.assertIn("常见原因", err)
+        self.assertIn("报告怀疑的是另一个操作", err)
+
+
+# The op that trips each probe group (in a fresh interpreter, after the probe).
+TRIP = {
+    "loss": "torch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 3]))",
+    "embedding": "torch.nn.Embedding(4, 2)(torch.tensor([4]))",
+    "embedding_bag": "torch.nn.EmbeddingBag(4, 2)(torch.tensor([1, 2, 3]), torch.tensor([0, 2, 1]))",
+    "index": "torch.zeros(3)[torch.tensor([3])]",
+    "one_hot": "torch.nn.functional.one_hot(torch.tensor([2]), 2)",
+    "bce": "torch.nn.functional.binary_cross_entropy(torch.tensor([2.0]), torch.tensor([1.0]))",
+    "multinomial": "torch.multinomial(torch.tensor([float('nan'), 1.0]), 1)",
+    "bernoulli": "torch.bernoulli(torch.tensor([3.0]))",
+    "repeat_interleave": "torch.repeat_interleave(torch.tensor([-1]))",
+}
+
+
+class Causes(unittest.TestCase):
+    def test_the_probe_of_each_cause_suspects_its_ops_and_catches_them(self):
+        # One rule per cause category, from the rules' own examples.
+        seen = {}
+        for path in sorted((ROOT / "rules").glob("*.toml")):
+            rule = tomllib.loads(path.read_text(encoding="utf-8"))
+            if rule.get("example") and rule["category"] not in seen:
+                seen[rule["category"]] = rule
+        self.assertGreaterEqual(len(seen), 6, sorted(seen))
+        for category, rule in seen.items():
+            with self.subTest(category=category, rule=rule["id"]):
+                code = probe_code(rule["example"][0]["text"])
+                line = next(l for l in code.splitlines() if l.startswith("_SUSPECTS = "))
+                suspects = ast.literal_eval(line.split(" = ", 1)[1])
+                # The rule's groups; a rule with none borrows a candidate's (or suspects nothing).
+                if rule.get("probe"):
+                    self.assertEqual(suspects, tuple(rule["probe"]))
+                self.assertTrue(set(suspects) <= set(TRIP), suspects)
+                trip = TRIP[suspects[0]] if suspects else TRIP["loss"]
+                script = "try:\n    %s\nexcept FirstAssertError as e:\n    print(e)\n" % trip
+                out, err = run_python(code, script)
+                self.assertIn("allowed:", out, err)
+                if suspects:
+                    self.assertIn("This is the op the report suspected.", out)
+                else:
+                    self.assertNotIn("suspected", out)
+
+    def test_every_group_has_a_trip_and_the_probe_knows_every_group(self):
+        self.assertEqual(set(TRIP), set(NS["_GROUPS"]))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
