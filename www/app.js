@@ -4,7 +4,6 @@
 // through the engine's renderer or through textContent here.
 
 import init, { Session, version, setCatalogue, hasCatalogue } from "./pkg/first_assert.js";
-import * as protocol from "./protocol.js";
 import { ReportView } from "./report-view.js";
 
 /** The largest input the page reads (the engine streams; the page also keeps the input to
@@ -20,6 +19,8 @@ const LANG_KEY = "first-assert:lang";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const embedded = params.has("embed");
+/** protocol.js, loaded in embedded mode only. */
+let protocol = null;
 
 let session;
 let view;
@@ -422,8 +423,11 @@ async function boot() {
   applyTexts();
   $("version").textContent = version();
   wire();
-  if (embedded) wireEmbedded();
-  else offerBookmarklet();
+  if (embedded) {
+    // Only embedded mode speaks the protocol: a plain visit does not wait for its code.
+    protocol = await import("./protocol.js");
+    wireEmbedded();
+  } else offerBookmarklet();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
   document.documentElement.dataset.ready = "true";

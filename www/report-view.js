@@ -178,7 +178,8 @@ export class ReportView {
   }
 
   codeBlock(code) {
-    const wrap = el("div", "fa-code");
+    // A page of code (the probe cell) scrolls in its box; its copy button takes all of it.
+    const wrap = el("div", code.split("\n").length > 24 ? "fa-code fa-code-long" : "fa-code");
     const pre = el("pre");
     pre.append(linesText("code", "", code));
     const b = text("button", "fa-copy", this.t("view_copy"));

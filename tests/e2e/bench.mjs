@@ -48,7 +48,7 @@ const gzOf = (f) => gzipSync(readFileSync(path.join(WWW, f)), { level: 9 }).leng
 const gz = gzOf("pkg/first_assert_bg.wasm");
 const kib = (n) => (n / 1024).toFixed(1);
 console.log(`engine (.wasm): ${raw} bytes raw, ${gz} gzipped (${kib(gz)} KiB; budget 150 KiB, headroom ${kib(150 * 1024 - gz)} KiB)`);
-const page = ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"];
+const page = ["index.html", "app.js", "report-view.js", "style.css", "pkg/first_assert.js", "pkg/first_assert_bg.wasm"];
 for (const l of ["en", "zh"]) {
   const cat = gzOf(`pkg/first-assert.${l}.json`);
   const total = page.reduce((n, f) => n + gzOf(f), 0) + cat;

@@ -55,7 +55,34 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   await page.waitForFunction(async (c) => (await navigator.clipboard.readText()) === c, code);
   assert.ok(code.includes("CUDA_LAUNCH_BLOCKING"), code);
   assert.equal(await copy.textContent(), "Copied");
+  // A plain visit does not load the embedded mode's protocol.
+  const loaded = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname));
+  assert.ok(loaded.some((p) => p.endsWith("/report-view.js")) && !loaded.some((p) => p.endsWith("/protocol.js")), loaded.join(" "));
   await page.screenshot({ path: path.join(artifactsDir(), "paste-report.png"), fullPage: true });
+  assertSameOrigin(log);
+  await ctx.close();
+});
+
+test("the probe cell: a step of its own, in a box that scrolls, copied whole, in the report's language", { timeout: 60_000 }, async () => {
+  const ctx = await browser.newContext({ locale: "en-US" });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  const { page, log } = await openPage(ctx, srv.url);
+  for (const lang of ["en", "zh"]) {
+    if (lang === "zh") await page.selectOption("[data-testid=lang-select]", "zh");
+    const want = cliReport(VOCAB_LOG, lang);
+    assert.ok(want.probe.code.includes("TorchFunctionMode"));
+    await page.fill("[data-testid=log-input]", readFileSync(VOCAB_LOG, "utf8") + (lang === "zh" ? "\n" : ""));
+    const step = page.locator("[data-testid=checklist] [data-step=probe]");
+    await step.locator(".fa-step-title").filter({ hasText: want.checklist.find((s) => s.id === "probe").title }).waitFor();
+    const pre = step.locator("pre");
+    assert.equal(await pre.textContent(), want.probe.code);
+    const box = await pre.evaluate((p) => ({ shown: p.clientHeight, all: p.scrollHeight }));
+    assert.ok(box.shown < box.all / 3, `the probe's box shows ${box.shown} of ${box.all} px`);
+    await step.locator("[data-action=copy]").click();
+    await page.waitForFunction(async (c) => (await navigator.clipboard.readText()) === c, want.probe.code);
+    assert.equal(/[\u4e00-\u9fff]/.test(want.probe.code), lang === "zh");
+  }
+  await page.screenshot({ path: path.join(artifactsDir(), "probe-step.png"), fullPage: false });
   assertSameOrigin(log);
   await ctx.close();
 });
