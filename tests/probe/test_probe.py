@@ -6,6 +6,8 @@ interpreter (the warnings, turning it off, each cause's probe) run in subprocess
 """
 
 import ast
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -57,14 +59,16 @@ import torch.nn.functional as F  # noqa: E402
 
 def plain(fn):
     """Runs fn with the probe off: (result, None) or (None, the exception)."""
-    Probe.off()
+    with contextlib.redirect_stderr(io.StringIO()):  # the probe's "off" and "on" lines
+        Probe.off()
     try:
         torch.manual_seed(0)
         return fn(), None
     except Exception as e:  # noqa: BLE001 -- PyTorch's own error is what we compare against
         return None, e
     finally:
-        Probe.on()
+        with contextlib.redirect_stderr(io.StringIO()):
+            Probe.on()
 
 
 def probed(fn):
@@ -228,6 +232,19 @@ class Ops(unittest.TestCase):
                         ours = None
                         self.assertIsNotNone(own, f"the probe changed the call: {e}")
                     self.assertEqual(ours is not None, own is not None, f"PyTorch says: {own}")
+
+
+class Samples(unittest.TestCase):
+    def test_a_label_an_embedding_and_a_bce_case_as_users_see_them(self):
+        # Printed for the record (the closing notes quote them); each first line is "op: what".
+        for bad in (lambda: nn.CrossEntropyLoss()(logits, index(3, 0, 10, 7)),
+                    lambda: nn.Embedding(8, 3)(index(1, 5, 8, 2)),
+                    lambda: nn.BCELoss()(torch.tensor([0.3, 1.7, -0.2]), torch.tensor([0.0, 1.0, 1.0]))):
+            with self.assertRaises(FirstAssertError) as caught:
+                bad()
+            msg = str(caught.exception)
+            self.assertRegex(msg.splitlines()[0], r"^F\.[a-z_]+: ")
+            print("\nFirstAssertError: " + msg, file=sys.stderr)
 
 
 class Fresh(unittest.TestCase):
