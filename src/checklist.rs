@@ -32,6 +32,7 @@ pub fn steps(c: &Context<'_>) -> Vec<Step> {
         Verdict::DeviceAssert => assert_steps(c),
         Verdict::OtherCudaError => other_steps(c),
         Verdict::Clean => Vec::new(),
+        Verdict::Unreadable => unreadable_steps(c),
     }
 }
 
@@ -126,6 +127,19 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         false,
     ));
     v
+}
+
+/// The ways to get outputs the page could not read into the analysis.
+fn unreadable_steps(c: &Context<'_>) -> Vec<Step> {
+    let l = c.lang;
+    [
+        ("extension", Msg::StepExtensionTitle, Msg::StepExtensionBody),
+        ("download_notebook", Msg::StepDownloadTitle, Msg::StepDownloadBody),
+        ("paste_error", Msg::StepPasteTitle, Msg::StepPasteBody),
+    ]
+    .into_iter()
+    .map(|(id, title, body)| step(id, title.text(l).into(), body.text(l).into(), None, false))
+    .collect()
 }
 
 fn rerun(c: &Context<'_>) -> Step {

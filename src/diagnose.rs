@@ -32,6 +32,8 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         Verdict::DeviceAssert
     } else if facts.host.iter().any(|h| matches!(h.kind, HostKind::Other(_))) {
         Verdict::OtherCudaError
+    } else if !facts.unreadable.is_empty() {
+        Verdict::Unreadable
     } else {
         Verdict::Clean
     };
@@ -102,7 +104,15 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     };
     let checklist = checklist::steps(&ctx);
     let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
-    let headline = headline(verdict, first_kernel.as_ref(), first_host, cause.as_ref(), other_errors.first(), lang);
+    let headline = headline(
+        verdict,
+        first_kernel.as_ref(),
+        first_host,
+        cause.as_ref(),
+        other_errors.first(),
+        facts.unreadable.len(),
+        lang,
+    );
 
     Report {
         schema: SCHEMA,
@@ -239,6 +249,7 @@ fn input_summary(facts: &Facts, format: &str) -> InputSummary {
             total: l.total,
             newest_first: l.newest_first,
         }),
+        unreadable_cells: facts.unreadable.clone(),
     }
 }
 
@@ -746,6 +757,7 @@ fn headline(
     host: Option<&HostHit>,
     cause: Option<&Cause>,
     other: Option<&OtherError>,
+    unreadable: usize,
     lang: Lang,
 ) -> String {
     match verdict {
@@ -769,19 +781,23 @@ fn headline(
             Msg::HeadlineOther.fill(lang, &[("error", &error), ("at", &location(lang, &o.at))])
         }
         Verdict::Clean => Msg::HeadlineClean.text(lang).to_string(),
+        Verdict::Unreadable => Msg::HeadlineUnreadable.fill(lang, &[("n", &unreadable)]),
     }
 }
 
 /// Whether the input ran on Colab: the notebook or the caller says so, or its traceback shows
-/// Colab's paths (`/content/…`, or a cell's frame beside `/usr/local/lib/python3.N/dist-packages`).
+/// Colab's paths (`/content/…`, or a cell's frame beside `/usr/local/lib/python3.N/dist-packages`:
+/// a cell's file took five forms in 2025-26, from `<ipython-input-N-HEX>` to
+/// `/tmp/ipykernel_PID/HASH.py`).
 fn on_colab(facts: &Facts) -> bool {
     if facts.host_env == Some("colab") {
         return true;
     }
     let frames = || facts.tracebacks.iter().flat_map(|t| t.frames.iter());
+    let cell = |p: &str| ["<ipython-input-", "/tmp/ipython-input-", "/tmp/ipykernel_"].iter().any(|c| p.starts_with(c));
     frames().any(|f| f.path.starts_with("/content/"))
         || (frames().any(|f| f.path.starts_with("/usr/local/lib/python3") && f.path.contains("/dist-packages/"))
-            && frames().any(|f| f.path.starts_with("<ipython-input-")))
+            && frames().any(|f| cell(&f.path)))
 }
 
 fn notes(

@@ -82,9 +82,11 @@ pub struct Cell {
 /// One output of a cell.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Output {
-    /// `stream`, `error` or `text` (an `execute_result` or `display_data` as plain text).
+    /// `stream`, `error`, `text` (an `execute_result` or `display_data` as plain text) or
+    /// `unreadable` (an output the page adapter could not read).
     pub kind: String,
-    /// `stdout` or `stderr` for streams.
+    /// `stdout` or `stderr` for streams; for `unreadable`, why: `frame`, `virtualised` or
+    /// `unknown`.
     pub name: Option<String>,
     /// The text, with a traceback's lines joined by newlines.
     pub text: String,
@@ -389,6 +391,16 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
                 text
             };
             Output { kind: "error".into(), name: None, text }
+        }
+        // What a page adapter could not read (a cross-origin frame, a virtualised cell): no
+        // text, only the reason.
+        "unreadable" => {
+            let reason = match o.get("reason").and_then(Value::as_str) {
+                Some("frame") => "frame",
+                Some("virtualised") => "virtualised",
+                _ => "unknown",
+            };
+            Output { kind: "unreadable".into(), name: Some(reason.into()), text: String::new() }
         }
         "execute_result" | "display_data" | "text" | "pyout" => {
             let plain = match o.get("data") {

@@ -434,6 +434,11 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
             s.feed_str(&o.text);
         }
     }
+    let mut unreadable: Vec<u32> =
+        nb.cells.iter().filter(|c| c.outputs.iter().any(|o| o.kind == "unreadable")).map(|c| c.index).collect();
+    unreadable.sort_unstable();
+    unreadable.dedup();
+    s.set_unreadable(unreadable);
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }

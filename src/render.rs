@@ -103,6 +103,15 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         Verdict::Clean => {
             let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&sanitize(&r.headline), WIDTH, 2));
         }
+        Verdict::Unreadable => {
+            let label = "warning[unreadable]:";
+            let _ = writeln!(
+                out,
+                "{} {}",
+                st.warn(label),
+                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
+            );
+        }
     }
 
     if let Some(fa) = &r.first_assert {

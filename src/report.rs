@@ -25,8 +25,11 @@ pub enum Verdict {
     DeviceAssert,
     /// A CUDA error that is not a device-side assert (out of memory, illegal access, ...).
     OtherCudaError,
-    /// Neither.
+    /// Neither, in everything that could be read.
     Clean,
+    /// Neither in what could be read, but some cells' outputs could not be read (a frame the
+    /// page adapter cannot reach, a cell virtualised out of the page): not a clean bill.
+    Unreadable,
 }
 
 impl Verdict {
@@ -36,6 +39,7 @@ impl Verdict {
             Verdict::DeviceAssert => "device_assert",
             Verdict::OtherCudaError => "other_cuda_error",
             Verdict::Clean => "clean",
+            Verdict::Unreadable => "unreadable",
         }
     }
 }
@@ -159,6 +163,8 @@ pub struct InputSummary {
     pub long_lines: u64,
     /// The runtime log read beside the input, `null` when none was given.
     pub runtime_log: Option<RuntimeLogSummary>,
+    /// The cells (notebook index) with an output the page could not read.
+    pub unreadable_cells: Vec<u32>,
 }
 
 /// The runtime log read beside the input (Colab's Runtime > View runtime logs).

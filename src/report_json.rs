@@ -293,7 +293,7 @@ fields!(Report {
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
-fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log });
+fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, end_line, kind, dialect, site, repeats, context });
 fields!(KernelSite { file, line, function, name, condition, block, thread });

@@ -45,8 +45,8 @@ export interface Report {
   tool: { name: string; version: string };
   lang: "en" | "zh";
   input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number;
-    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean } };
-  verdict: "device_assert" | "other_cuda_error" | "clean";
+    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[] };
+  verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable";
   headline: string;
   first_assert: null | (Location & {
     text: string; text_truncated: boolean; end_line: number | null;

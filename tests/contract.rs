@@ -210,3 +210,43 @@ fn the_packages_json_writer_writes_what_serde_writes() {
     }
     assert!(n > 200, "only {n} reports compared");
 }
+
+#[test]
+fn outputs_a_page_could_not_read_are_never_a_clean_bill() {
+    let cells = |outputs: &str| {
+        format!(
+            r#"{{"host": "colab", "cells": [
+                {{"index": 0, "execution_count": 1, "source": "x = 1", "outputs": [{{"kind": "stream", "name": "stdout", "text": "ok\n"}}]}},
+                {{"index": 2, "execution_count": 2, "source": "loss = criterion(out, y)", "outputs": [{outputs}]}},
+                {{"index": 3, "execution_count": null, "source": "", "outputs": [{{"kind": "unreadable", "reason": "virtualised"}}]}}
+            ]}}"#
+        )
+    };
+    let run = |text: String, lang| {
+        let r = analyze_bytes(text.as_bytes(), None, &Options::lang(lang)).unwrap();
+        serde_json::to_value(r).unwrap()
+    };
+    let v = run(cells(r#"{"kind": "unreadable", "reason": "frame"}"#), first_assert::Lang::En);
+    assert_eq!(v["verdict"], "unreadable");
+    assert_eq!(v["input"]["unreadable_cells"], serde_json::json!([2, 3]));
+    assert!(v["headline"].as_str().unwrap().contains("2 cell(s) could not be read"), "{}", v["headline"]);
+    let ids: Vec<&str> = v["checklist"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["extension", "download_notebook", "paste_error"]);
+    assert!(v["first_assert"].is_null() && v["cause"].is_null() && v["probe"].is_null());
+    let zh = run(cells(r#"{"kind": "unreadable", "reason": "frame"}"#), first_assert::Lang::Zh);
+    assert!(zh["headline"].as_str().unwrap().contains("2 个单元格的输出无法读取"));
+    // What could be read decides when it shows an assert; with nothing unreadable it is clean.
+    let v = run(
+        cells(r#"{"kind": "error", "ename": "RuntimeError", "evalue": "CUDA error: device-side assert triggered"}"#),
+        first_assert::Lang::En,
+    );
+    assert_eq!(v["verdict"], "device_assert");
+    assert_eq!(v["input"]["unreadable_cells"], serde_json::json!([3]));
+    let v = run(
+        cells(r#"{"kind": "stream", "name": "stdout", "text": "fine"}"#)
+            .replace(r#"{"kind": "unreadable", "reason": "virtualised"}"#, ""),
+        first_assert::Lang::En,
+    );
+    assert_eq!(v["verdict"], "clean");
+    assert_eq!(v["input"]["unreadable_cells"], serde_json::json!([]));
+}

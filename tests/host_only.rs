@@ -358,3 +358,37 @@ fn labels_below_the_class_count_are_not_evidence() {
     assert!(c.evidence.iter().all(|e| e.scope != "check"), "{:?}", c.evidence);
     assert_ne!(c.rule, "class-target-out-of-range", "{:?}", c.evidence);
 }
+
+/// A traceback copied off Colab says so by its cell's file name, in each of the five forms
+/// Colab used in 2025-26, beside its `dist-packages`; Jupyter's `Cell In[N]` does not.
+#[test]
+fn each_colab_cell_file_form_tells_a_pasted_traceback_came_from_colab() {
+    let tb = |cell: &str, lib: &str| {
+        format!(
+            "RuntimeError                              Traceback (most recent call last)\n\
+             [{cell}](https://localhost:8080/#) in <cell line: 0>()\n\
+             ----> 3 loss = criterion(out, y)\n\n\
+             {lib}/torch/nn/modules/module.py in _call_impl(self, *args, **kwargs)\n\
+             -> 1762 return forward_call(*args, **kwargs)\n\n\
+             AcceleratorError: CUDA error: device-side assert triggered\n"
+        )
+    };
+    let colab = "/usr/local/lib/python3.12/dist-packages";
+    for cell in [
+        "<ipython-input-12-3f2a9c0d1b7e>",
+        "/tmp/ipython-input-12-2709765677.py",
+        "/tmp/ipython-input-2709765677.py",
+        "/tmp/ipython-input-412/2709765677.py",
+        "/tmp/ipykernel_412/2709765677.py",
+    ] {
+        let r = first_assert::analyze_text(&tb(cell, colab), &Options::default());
+        assert_eq!(r.checklist.first().map(|s| s.id.as_str()), Some("runtime_log"), "{cell}");
+        let user = r.raised_at.as_ref().and_then(|a| a.user_frame.as_ref()).map(|f| f.file.as_str());
+        assert_eq!(user, Some(cell), "{cell}");
+    }
+    let r = first_assert::analyze_text(
+        &tb("/tmp/ipykernel_412/2709765677.py", "/opt/conda/lib/python3.12/site-packages"),
+        &Options::default(),
+    );
+    assert_ne!(r.checklist.first().map(|s| s.id.as_str()), Some("runtime_log"));
+}

@@ -341,6 +341,9 @@ pub struct Facts {
     pub host_env: Option<&'static str>,
     /// The checks that hold on a notebook's cells (`crate::checks`).
     pub checks: Vec<crate::checks::Finding>,
+    /// Cells (their notebook index) with an output the page could not read: it sits in a frame
+    /// the reader cannot reach, or the cell was virtualised out of the page.
+    pub unreadable: Vec<u32>,
 }
 
 impl Facts {

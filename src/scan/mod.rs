@@ -301,6 +301,11 @@ impl Scanner {
         self.facts.checks = checks;
     }
 
+    /// Records the cells with outputs the page could not read.
+    pub fn set_unreadable(&mut self, cells: Vec<u32>) {
+        self.facts.unreadable = cells;
+    }
+
     /// Records where the input comes from (`colab`).
     pub fn set_host(&mut self, host: &'static str) {
         self.facts.host_env = Some(host);

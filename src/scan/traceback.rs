@@ -320,6 +320,32 @@ mod tests {
     }
 
     #[test]
+    fn every_form_colab_and_jupyter_gave_a_cell_is_the_users_cell() {
+        // Colab 2025-26: five file names in turn; Jupyter (IPython 8): `Cell In[N], line K`.
+        for (head, path) in [
+            ("<ipython-input-12-3f2a9c0d1b7e> in <cell line: 0>()", "<ipython-input-12-3f2a9c0d1b7e>"),
+            ("/tmp/ipython-input-12-2709765677.py in <cell line: 0>()", "/tmp/ipython-input-12-2709765677.py"),
+            ("/tmp/ipython-input-2709765677.py in <cell line: 0>()", "/tmp/ipython-input-2709765677.py"),
+            ("/tmp/ipython-input-412/2709765677.py in <cell line: 0>()", "/tmp/ipython-input-412/2709765677.py"),
+            ("/tmp/ipykernel_412/2709765677.py in <cell line: 0>()", "/tmp/ipykernel_412/2709765677.py"),
+            ("Cell In[12], line 3", "Cell In[12]"),
+        ] {
+            let tb = read(&[
+                "RuntimeError                              Traceback (most recent call last)",
+                head,
+                "----> 3 loss = criterion(out, y)",
+                "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py in _call_impl(self, *args, **kwargs)",
+                "-> 1762 return forward_call(*args, **kwargs)",
+                "RuntimeError: CUDA error: device-side assert triggered",
+            ]);
+            assert_eq!(tb.frames.len(), 2, "{head}");
+            assert_eq!(tb.frames[0].path, path, "{head}");
+            assert!(!is_library(&tb.frames[0].path) && is_library(&tb.frames[1].path), "{head}");
+            assert_eq!(tb.frames[0].code.as_ref().map(|c| c.0.as_str()), Some("loss = criterion(out, y)"), "{head}");
+        }
+    }
+
+    #[test]
     fn libraries() {
         assert!(is_library("/usr/local/lib/python3.10/dist-packages/transformers/models/x.py"));
         assert_eq!(library_name("C:\\Py\\lib\\site-packages\\torch\\nn\\functional.py").as_deref(), Some("torch"));
