@@ -31,6 +31,12 @@ for (const f of ["background.js", "content.js", "frame.js", "options.html", "opt
   cpSync(path.join(www, "extension", f), path.join(out, f));
 }
 cpSync(path.join(www, "adapters/adapters.js"), path.join(out, "adapters/adapters.js"));
+// The MAIN-world script carries its own copy of the adapters: Chrome injects a file listed by
+// two content-script entries once only, into the first entry's world.
+writeFileSync(
+  path.join(out, "page-world.js"),
+  readFileSync(path.join(www, "adapters/adapters.js"), "utf8") + "\n" + readFileSync(path.join(www, "extension/page-world.js"), "utf8"),
+);
 for (const f of ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "rules.html", "rules.js", "pkg/first_assert.js", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }

@@ -132,14 +132,15 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
 /// The ways to get outputs the page could not read into the analysis.
 fn unreadable_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
-    [
+    let mut v = Vec::with_capacity(3);
+    for (id, title, body) in [
         ("extension", Msg::StepExtensionTitle, Msg::StepExtensionBody),
         ("download_notebook", Msg::StepDownloadTitle, Msg::StepDownloadBody),
         ("paste_error", Msg::StepPasteTitle, Msg::StepPasteBody),
-    ]
-    .into_iter()
-    .map(|(id, title, body)| step(id, title.text(l).into(), body.text(l).into(), None, false))
-    .collect()
+    ] {
+        v.push(step(id, title.text(l).into(), body.text(l).into(), None, false));
+    }
+    v
 }
 
 fn rerun(c: &Context<'_>) -> Step {

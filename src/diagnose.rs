@@ -495,7 +495,15 @@ fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>, lang: Lan
         } else {
             parts.push(Msg::StackUnsure.text(lang).to_string());
         }
-        parts.join(if lang == Lang::Zh { "" } else { " " })
+        // Pushed, not `join`: the package then has no copy of `join` for `String` (1.2 KB).
+        let mut text = String::new();
+        for p in &parts {
+            if !text.is_empty() && lang != Lang::Zh {
+                text.push(' ');
+            }
+            text.push_str(p);
+        }
+        text
     };
     Stack { trustworthy, async_note, launch_blocking, launch_blocking_at: at, innocent_op: innocent, explanation }
 }

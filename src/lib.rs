@@ -434,10 +434,13 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
             s.feed_str(&o.text);
         }
     }
-    let mut unreadable: Vec<u32> =
-        nb.cells.iter().filter(|c| c.outputs.iter().any(|o| o.kind == "unreadable")).map(|c| c.index).collect();
-    unreadable.sort_unstable();
-    unreadable.dedup();
+    // In page order (no sort: its code for u32 would cost the package 2 KB).
+    let mut unreadable: Vec<u32> = Vec::new();
+    for c in &nb.cells {
+        if c.outputs.iter().any(|o| o.kind == "unreadable") && !unreadable.contains(&c.index) {
+            unreadable.push(c.index);
+        }
+    }
     s.set_unreadable(unreadable);
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);

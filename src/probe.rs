@@ -20,9 +20,14 @@ include!(concat!(env!("OUT_DIR"), "/probe_groups.rs"));
 /// The probe for a report whose cause is `cause` (`None`: it suspects no op).
 pub fn probe(lang: Lang, cause: Option<&Cause>) -> Probe {
     let groups = cause.map_or(&[][..], suspects);
-    let quoted: Vec<String> = groups.iter().map(|g| format!("\"{g}\"")).collect();
+    let mut tuple = String::from("(");
+    for (i, g) in groups.iter().enumerate() {
+        tuple.push_str(if i > 0 { ", \"" } else { "\"" });
+        tuple.push_str(g);
+        tuple.push('"');
+    }
     // A one-element tuple keeps its comma.
-    let tuple = if quoted.len() == 1 { format!("({},)", quoted[0]) } else { format!("({})", quoted.join(", ")) };
+    tuple.push_str(if groups.len() == 1 { ",)" } else { ")" });
     let ops = groups
         .iter()
         .filter_map(|g| GROUPS.iter().find(|(id, _)| id == g))

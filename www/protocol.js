@@ -67,10 +67,12 @@ export function isAllowedOrigin(origin, selfOrigin) {
 
 const TOP_FIELDS = {
   [PREFIX + "hello"]: ["type", "protocol"],
-  [PREFIX + "analyze"]: ["type", "protocol", "id", "cells", "text", "lang", "title"],
+  [PREFIX + "analyze"]: ["type", "protocol", "id", "cells", "text", "lang", "title", "sources"],
 };
 const CELL_FIELDS = ["index", "execution_count", "cell_type", "source", "outputs", "metadata", "id", "attachments"];
-const OUTPUT_FIELDS = ["kind", "output_type", "name", "text", "ename", "evalue", "traceback", "data", "metadata", "execution_count", "transient"];
+const OUTPUT_FIELDS = ["kind", "output_type", "name", "text", "ename", "evalue", "traceback", "data", "metadata", "execution_count", "transient", "reason"];
+/** What the adapter says it read (adapters.js `collect().sources`): counts and short names. */
+const SOURCE_FIELDS = ["adapter", "version", "page", "json", "dom", "frames", "unreadable", "virtualised", "framesRead"];
 
 class Refused extends Error {}
 
@@ -139,6 +141,14 @@ export function parseMessage(data) {
   if (data.title !== undefined && (typeof data.title !== "string" || data.title.length > LIMITS.title)) {
     throw new Refused(`title: a string of at most ${LIMITS.title} characters`);
   }
+  if (data.sources !== undefined) {
+    if (!isObject(data.sources)) throw new Refused("sources: not an object");
+    onlyFields(data.sources, SOURCE_FIELDS, "sources");
+    for (const [k, v] of Object.entries(data.sources)) {
+      const ok = v === null || (Number.isInteger(v) && v >= 0) || (typeof v === "string" && v.length <= 40);
+      if (!ok) throw new Refused(`sources.${k}: a count, a short name or null`);
+    }
+  }
   const size = hasText ? data.text.length : textSize(data.cells, "cells");
   if (size > LIMITS.bytes) throw new Refused(`the input is larger than ${LIMITS.bytes / 1024 / 1024} MB`);
   return {
@@ -148,6 +158,7 @@ export function parseMessage(data) {
     text: hasText ? data.text : undefined,
     lang: data.lang,
     title: data.title,
+    sources: data.sources,
   };
 }
 
@@ -168,6 +179,7 @@ export function result(id, report) {
     first: f ? { ...place(f), text: f.text, kind: f.kind } : null,
     raised_at: report.raised_at ? { ...place(report.raised_at), text: report.raised_at.text } : null,
     echoes: report.echoes.map(place),
+    unreadable: report.input.unreadable_cells ?? [],
   };
 }
 

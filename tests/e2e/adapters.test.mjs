@@ -36,9 +36,12 @@ async function collectOn(url) {
   await page.evaluate(ADAPTERS);
   const collected = await page.evaluate(() => {
     const A = window.FirstAssertAdapters;
-    const model = window.colab?.global?.notebookModel?.getLastResolvedNotebookJson?.();
-    window.__collected = A.collect(document, model);
-    return { adapter: window.__collected.adapter, cells: window.__collected.cells, fromModel: !!window.__collected.fromModel };
+    // As the bookmarklet reads: the page-world notebook first, the saved JSON without it.
+    const pageCells = A.readPage(window);
+    const model = pageCells ? undefined : window.colab?.global?.notebookModel?.getLastResolvedNotebookJson?.();
+    window.__collected = A.collect(document, model, pageCells);
+    const c = window.__collected;
+    return { adapter: c.adapter, cells: c.cells, fromModel: !!c.fromModel, sources: c.sources, rendered: c.cellEls.map((e) => !!e) };
   });
   const s = new pkg.Session();
   const report = s.analyzeCells(collected.cells, {});
@@ -49,7 +52,7 @@ async function collectOn(url) {
 async function markOn(page, report) {
   return page.evaluate((result) => {
     const r = window.FirstAssertAdapters.mark(document, window.__collected, result);
-    return { first: r.first, echoes: r.echoes, frames: r.frames.length };
+    return { first: r.first, echoes: r.echoes, unreadable: r.unreadable, frames: r.frames.length, pending: r.pending };
   }, protocol.result("t", report));
 }
 
@@ -151,4 +154,85 @@ test("hostile outputs stay text everywhere", { timeout: 60_000 }, async () => {
     assert.deepEqual(errors, []);
     await page.close();
   }
+});
+
+// Colab as it is in 2026 (fixtures.mjs): no kernel lines, errors and a training loop's stream
+// in outputframes, the first failing cell virtualised out of the DOM, the page-world notebook
+// present and the saved-notebook JSON absent.
+const LIVE = "?model=0&page=full&virtual=0,1,2&framed=2&end=1";
+
+test("colab 2026: the page-world notebook gives the virtualised first failing cell; it is marked once it renders", { timeout: 60_000 }, async () => {
+  const nb = hosts.nbs["colab-2026.ipynb"];
+  const want = await fileReport(nb);
+  assert.equal(want.first_assert.cell, 2);
+  assert.equal(want.cause.rule, "class-target-out-of-range", "the cause comes from the code");
+  const { page, report, collected, errors } = await collectOn(hosts.colabUrl("colab-2026.ipynb", LIVE));
+  assert.deepEqual(collected.rendered, [false, false, false, true, true, true]);
+  assert.deepEqual(
+    { page: collected.sources.page, dom: collected.sources.dom, virtualised: collected.sources.virtualised, json: collected.sources.json },
+    { page: 6, dom: 3, virtualised: 3, json: null },
+  );
+  assert.equal(report.verdict, "device_assert");
+  assert.equal(report.first_assert.cell, want.first_assert.cell);
+  assert.equal(report.cause.rule, want.cause.rule);
+  assert.deepEqual(report.echoes.map((e) => e.cell), want.echoes.map((e) => e.cell));
+  assert.deepEqual(report.input.unreadable_cells, [], "the model's errors stand for the frames");
+
+  const r = await markOn(page, report);
+  assert.equal(r.first, "virtualised");
+  assert.equal(r.echoes, 2);
+  // The jump scrolls near it; the page renders it; the watch marks it.
+  await page.evaluate((result) => (window.__result = result), protocol.result("t", report));
+  await page.evaluate((cell) => {
+    const A = window.FirstAssertAdapters;
+    window.__stop?.();
+    window.__stop = A.watch(document, window.__collected, [cell], () => A.mark(document, window.__collected, window.__result));
+    A.reveal(document, window.__collected, cell);
+  }, report.first_assert.cell);
+  await page.waitForSelector(`#cell-fx${report.first_assert.cell}[data-first-assert]`);
+  assert.equal(await page.locator("[data-first-assert-echo]").count(), 2);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  await page.close();
+});
+
+test("colab 2026: a page model with fields missing still gives the cell; what it cannot say stays unreadable", { timeout: 60_000 }, async () => {
+  const nb = hosts.nbs["colab-2026.ipynb"];
+  const want = await fileReport(nb);
+  const { report, collected, page } = await collectOn(hosts.colabUrl("colab-2026.ipynb", "?model=0&page=partial&virtual=2&framed=2"));
+  assert.equal(report.first_assert.cell, want.first_assert.cell);
+  assert.equal(report.cause.rule, want.cause.rule);
+  // Cell 4 says it failed but carries no error, and its frame is not readable here.
+  assert.deepEqual(report.input.unreadable_cells, [4]);
+  assert.equal(collected.cells[1].source, "num_classes = 10\nmodel = Net(num_classes).cuda()\n", "no getText: the DOM's text");
+  assert.equal(collected.cells[5].execution_count, 5, "no count in the model: the DOM's");
+  await page.close();
+});
+
+test("colab 2026 without any model: never a clean bill; the unreadable cells are counted and marked", { timeout: 60_000 }, async () => {
+  const { report, collected, page } = await collectOn(hosts.colabUrl("colab-2026.ipynb", "?model=0&virtual=0,1,2&framed=2&end=1"));
+  assert.equal(collected.sources.page, null);
+  assert.equal(report.verdict, "unreadable");
+  assert.ok(report.input.unreadable_cells.length >= 2, JSON.stringify(report.input));
+  const r = await markOn(page, report);
+  assert.equal(r.unreadable, report.input.unreadable_cells.length);
+  assert.equal(await page.locator("[data-first-assert-unread]").count(), r.unreadable);
+  const before = await page.evaluate(() => document.querySelector(".notebook-cell-list").innerHTML);
+  await page.evaluate(() => window.FirstAssertAdapters.unmark(document));
+  await page.evaluate(() => window.FirstAssertAdapters.mark(document, window.__collected, null));
+  assert.equal(await page.locator("[data-first-assert-unread], [data-first-assert-badge]").count(), 0);
+  assert.notEqual(before, "");
+  await page.close();
+});
+
+test("JupyterLab: the kernel's stderr lines after the error are still the first assert", { timeout: 60_000 }, async () => {
+  const nb = hosts.nbs["late-stderr.ipynb"];
+  const want = await fileReport(nb);
+  const { report, page } = await collectOn(hosts.labUrl("late-stderr.ipynb"));
+  assert.equal(report.first_assert.kind, "kernel_assert");
+  assert.equal(report.first_assert.cell, want.first_assert.cell);
+  const r = await markOn(page, report);
+  assert.equal(r.first, "line");
+  assert.match(await page.locator("[data-first-assert]").textContent(), /Assertion `t >= 0 && t < n_classes` failed/);
+  await page.close();
 });

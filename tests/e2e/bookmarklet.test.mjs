@@ -128,3 +128,34 @@ test("hostile outputs stay inert on the notebook's page and in the popup", { tim
   }
   await ctx.close();
 });
+
+test("Colab 2026: from the page-world notebook, the virtualised first failing cell is found, revealed and marked when it renders", { timeout: 90_000 }, async () => {
+  const nb = hosts.nbs["colab-2026.ipynb"];
+  const want = await fileReport(nb);
+  const { ctx, page, popup, requests, errors } = await run(hosts.colabUrl("colab-2026.ipynb", "?model=0&page=full&virtual=0,1,2&framed=2&end=1"));
+  await popup.locator("[data-testid=cause]").waitFor();
+  assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-rule"), want.cause.rule);
+  // The bookmarklet scrolls near the cell; the page renders it; the mark follows.
+  await page.waitForSelector(`#cell-fx${want.first_assert.cell}[data-first-assert]`);
+  for (const e of want.echoes.filter((e) => e.cell !== want.first_assert.cell)) {
+    assert.equal(await page.locator(`#cell-fx${e.cell}[data-first-assert-echo]`).count(), 1, `echo cell ${e.cell}`);
+  }
+  assert.match(await page.locator("[data-first-assert-toast]").textContent(), /not on the page now/);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(errors, []);
+  onlyOurHosts(requests);
+  await ctx.close();
+});
+
+test("Colab 2026 with no model at all: the popup says what could not be read, never 'no assert'", { timeout: 90_000 }, async () => {
+  const { ctx, page, popup } = await run(hosts.colabUrl("colab-2026.ipynb", "?model=0&virtual=0,1,2&framed=2&end=1"));
+  const headline = popup.locator("[data-testid=headline]");
+  await headline.waitFor();
+  await popup.waitForFunction(() => /could not be read/.test(document.querySelector("[data-testid=headline]")?.textContent || ""));
+  assert.doesNotMatch(await headline.textContent(), /No CUDA device-side assert found/);
+  await page.waitForSelector("[data-first-assert-unread]");
+  assert.match(await page.locator("[data-first-assert-toast]").textContent(), /could not be read/);
+  const steps = await popup.locator("[data-testid=checklist] li[data-step]").evaluateAll((ls) => ls.map((l) => l.getAttribute("data-step")));
+  assert.deepEqual(steps, ["extension", "download_notebook", "paste_error"]);
+  await ctx.close();
+});

@@ -196,3 +196,23 @@ test("hostile notebook outputs in the outputframes can neither feed fakes nor re
   }
   await page.close();
 });
+
+test("Colab 2026: the MAIN-world script reads the page's notebook; the frames are read; the virtualised first cell is marked when it renders", { timeout: 120_000 }, async () => {
+  const nb = hosts.nbs["colab-2026.ipynb"];
+  const want = await fileReport(nb);
+  const { page, errors } = await open(hosts.colabUrl("colab-2026.ipynb", "?model=0&page=full&virtual=0,1,2&framed=2&end=1"));
+  const panel = await panelOf(page);
+  await panel.locator("[data-testid=cause]").waitFor();
+  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-rule"), want.cause.rule);
+  for (const e of want.echoes.filter((e) => e.cell !== want.first_assert.cell)) {
+    await page.waitForSelector(`#cell-fx${e.cell}[data-first-assert-echo]`);
+  }
+  const id = await tabId();
+  assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), id), `1+${want.echoes.length}`, "the badge counts the virtualised cell");
+  // Scrolled to it (the panel's jump), the cell renders and gets its mark.
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.waitForSelector(`#cell-fx${want.first_assert.cell}[data-first-assert]`);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -52,15 +52,90 @@ function outputText(o) {
 
 const sourceLines = (c) => joinText(c.source).split("\n");
 
-/** The Colab-like top document. Errors go to outputframes at `frameOrigin`. */
-export function colabTop(nb, { name, frameOrigin, nonce, model, evilFrames = false }) {
+/**
+ * The Colab-like top document. Errors go to outputframes at `frameOrigin`.
+ *
+ * Options drawn to Colab as it is in 2026 (see ASSUMPTIONS): `page` puts Colab's page-world
+ * notebook (`colab.global.notebook.cells`) in the page, `"full"` or `"partial"` (fields
+ * missing); `virtual` lists cells virtualised out of the DOM (a spacer stands for each, and the
+ * cell renders when the spacer scrolls into view); `framedStreams` lists cells whose streams
+ * render in their outputframe, not in the top document; `scrollToEnd` opens the page scrolled
+ * to its last cell (where the echoes are).
+ */
+export function colabTop(nb, { name, frameOrigin, nonce, model, evilFrames = false, page = null, virtual = [], framedStreams = [], scrollToEnd = false }) {
   const cells = nb.cells.map((c, i) => {
+    const html = colabCell(nb, c, i, { name, frameOrigin, evilFrames, framedStreams });
+    if (!virtual.includes(i)) return html;
+    return `<div class="fx-spacer" data-cell="${i}" style="height: 1200px"></div><template id="fx-virtual-${i}">${html}</template>`;
+  });
+  const modelScript = model
+    ? `<script nonce="${nonce}">window.colab = { global: { notebookModel: { getLastResolvedNotebookJson() { return ${JSON.stringify(JSON.stringify(nb)).replace(/</g, "\\u003c")}; } } } };</script>`
+    : "";
+  const pageScript = page ? `<script nonce="${nonce}">${pageModelScript(nb, page)}</script>` : "";
+  const virtualScript = virtual.length || scrollToEnd ? `<script nonce="${nonce}">${VIRTUAL_SCRIPT}${scrollToEnd ? "scrollTo(0, document.body.scrollHeight);" : ""}</script>` : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - Colab</title>${modelScript}
+<script nonce="${nonce}">window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));</script>
+</head><body><div id="top-toolbar"><colab-connect-button></colab-connect-button></div>
+<div class="notebook-content"><div class="notebook-cell-list">${cells.join("\n")}</div></div>${pageScript}${virtualScript}</body></html>`;
+}
+
+/** Renders virtualised cells when their spacer scrolls into view (as Colab's list does). */
+const VIRTUAL_SCRIPT = `
+function fxRender() {
+  for (const s of Array.from(document.querySelectorAll(".fx-spacer"))) {
+    const r = s.getBoundingClientRect();
+    if (r.bottom <= 0 || r.top >= innerHeight) continue;
+    const t = document.getElementById("fx-virtual-" + s.dataset.cell);
+    s.replaceWith(t.content.cloneNode(true));
+    t.remove();
+  }
+}
+addEventListener("scroll", () => setTimeout(fxRender, 50));
+`;
+
+/**
+ * Colab's page-world notebook for `nb`: cells with getId(), getText(), model.executionCount,
+ * lastExecutionFailed, lastExecutionError (ename, evalue, traceback) and element_ (a getter:
+ * the cell's element while it is rendered). `partial` leaves fields out: cell 1 has no
+ * getText, the second failing cell says it failed but has no error, the last has no count.
+ */
+function pageModelScript(nb, kind) {
+  const failing = nb.cells.map((c, i) => ((c.outputs || []).some((o) => o.output_type === "error") ? i : -1)).filter((i) => i >= 0);
+  const cells = nb.cells.map((c, i) => {
+    const err = (c.outputs || []).find((o) => o.output_type === "error");
+    const partial = kind === "partial";
+    return {
+      id: `fx${i}`,
+      type: c.cell_type === "code" ? "code" : "text",
+      text: partial && i === 1 ? null : joinText(c.source),
+      count: partial && i === nb.cells.length - 1 ? null : c.execution_count ?? null,
+      failed: c.cell_type === "code" ? !!err : undefined,
+      error: err && !(partial && i === failing[1]) ? { ename: err.ename, evalue: err.evalue, traceback: err.traceback } : null,
+    };
+  });
+  return `(() => {
+  const data = ${JSON.stringify(cells).replace(/</g, "\\u003c")};
+  const cells = data.map((d) => {
+    const c = { cellId: d.id, type: d.type, getId() { return d.id; }, model: { executionCount: d.count } };
+    if (d.text !== null) c.getText = () => d.text;
+    if (d.failed !== undefined) c.lastExecutionFailed = d.failed;
+    if (d.error) c.lastExecutionError = d.error;
+    Object.defineProperty(c, "element_", { get: () => document.getElementById("cell-" + d.id) });
+    return c;
+  });
+  window.colab = Object.assign(window.colab || {}, { global: Object.assign((window.colab || {}).global || {}, { notebook: { cells } }) });
+})();`;
+}
+
+/** One cell of the Colab-like page. */
+function colabCell(nb, c, i, { name, frameOrigin, evilFrames, framedStreams }) {
+  {
     const id = `cell-fx${i}`;
     if (c.cell_type !== "code") {
       return `<div class="cell notebook-cell text" id="${id}"><div class="main-content"><div class="markdown">${esc(joinText(c.source))}</div></div></div>`;
     }
     const outs = (c.outputs || []).map((o, j) => {
-      if (o.output_type === "error") {
+      if (o.output_type === "error" || framedStreams.includes(i)) {
         return `<div class="output-iframe-container"><div class="output-iframe-sizer"><iframe src="${frameOrigin}/outputframe.html?nb=${encodeURIComponent(name)}&amp;c=${i}&amp;o=${j}${evilFrames ? "&amp;evil=1" : ""}" width="100%" height="320" frameborder="0"></iframe></div></div>`;
       }
       const cls = o.output_type === "stream" ? `stream output-id-${j + 1} output_text` : `execute_result output-id-${j + 1} output_text`;
@@ -72,14 +147,7 @@ export function colabTop(nb, { name, frameOrigin, nonce, model, evilFrames = fal
 <div class="monaco-editor"><div class="view-lines">${sourceLines(c).map((l) => `<div class="view-line">${esc(l)}</div>`).join("")}</div></div></div>
 <div class="output" role="region" aria-label="Cell ${i} output"><div class="output-header"></div><div class="output-content"><div class="output-info"></div>${outs.join("")}</div></div>
 </div></div></div>`;
-  });
-  const modelScript = model
-    ? `<script nonce="${nonce}">window.colab = { global: { notebookModel: { getLastResolvedNotebookJson() { return ${JSON.stringify(JSON.stringify(nb)).replace(/</g, "\\u003c")}; } } } };</script>`
-    : "";
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - Colab</title>${modelScript}
-<script nonce="${nonce}">window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));</script>
-</head><body><div id="top-toolbar"><colab-connect-button></colab-connect-button></div>
-<div class="notebook-content"><div class="notebook-cell-list">${cells.join("\n")}</div></div></body></html>`;
+  }
 }
 
 /** Colab's CSP for the top page (a nonce and 'strict-dynamic'; no 'wasm-unsafe-eval'). */
@@ -176,18 +244,60 @@ export function longNotebook(n = 100) {
   return { nbformat: 4, nbformat_minor: 5, metadata: {}, cells };
 }
 
-function error(where, line) {
+/**
+ * Colab as it is in 2026: no kernel line anywhere (they go to the runtime log), the cell file
+ * in the `/tmp/ipykernel_PID/HASH.py` form, a training loop that prints and then fails (its
+ * stream renders in the outputframe with the error), and two later cells failing with the
+ * same error (echoes). The cause must come from the code: a class count set in one cell, the
+ * loss in the failing one.
+ */
+export function colab2026Notebook() {
+  const code = (n, source, outputs = []) => ({ cell_type: "code", execution_count: n, metadata: {}, source, outputs });
+  return {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: { colab: { provenance: [] }, accelerator: "GPU" },
+    cells: [
+      code(1, ["import torch\n", "import torch.nn.functional as F\n"]),
+      code(2, ["num_classes = 10\n", "model = Net(num_classes).cuda()\n"], [{ output_type: "stream", name: "stdout", text: ["model ready\n"] }]),
+      code(3, ["for step, (x, labels) in enumerate(loader):\n", "    logits = model(x.cuda())\n", "    loss = F.cross_entropy(logits, labels.cuda())\n", "    print(step, loss.item())\n"], [
+        { output_type: "stream", name: "stdout", text: ["0 2.3026\n", "1 2.2871\n"] },
+        error("/tmp/ipykernel_412/2709765677.py", "print(step, loss.item())", "AcceleratorError", "4"),
+      ]),
+      { cell_type: "markdown", metadata: {}, source: ["## Evaluate"] },
+      code(4, ["acc = evaluate(model, val_loader)\n", "print(acc)\n"], [error("/tmp/ipykernel_412/1843302210.py", "acc = evaluate(model, val_loader)", "AcceleratorError")]),
+      code(5, ["torch.save(model.state_dict(), 'model.pt')\n"], [error("/tmp/ipykernel_412/3355021187.py", "torch.save(model.state_dict(), 'model.pt')", "AcceleratorError")]),
+    ],
+  };
+}
+
+/** `labels.ipynb`'s failure as JupyterLab shows it in 10-30% of runs: the kernel's stderr lines after the error. */
+export function lateStderrNotebook(labels) {
+  const nb = structuredClone(labels);
+  for (const c of nb.cells) {
+    const outs = c.outputs || [];
+    const err = outs.findIndex((o) => o.output_type === "error");
+    const stderr = outs.findIndex((o) => o.output_type === "stream" && o.name === "stderr" && joinText(o.text).includes("Assertion"));
+    if (err >= 0 && stderr >= 0 && stderr < err) {
+      const [s] = outs.splice(stderr, 1);
+      outs.push(s);
+    }
+  }
+  return nb;
+}
+
+function error(where, line, ename = "RuntimeError", lineNo = "1") {
   return {
     output_type: "error",
-    ename: "RuntimeError",
+    ename,
     evalue: "CUDA error: device-side assert triggered",
     traceback: [
       "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
-      "\x1b[0;31mRuntimeError\x1b[0m                              Traceback (most recent call last)",
+      `\x1b[0;31m${ename}\x1b[0m                          Traceback (most recent call last)`,
       `\x1b[0;32m${where}\x1b[0m in \x1b[0;36m<cell line: 0>\x1b[0;34m()\x1b[0m`,
-      `\x1b[0;32m----> 1\x1b[0;31m ${line}\x1b[0m`,
+      `\x1b[0;32m----> ${lineNo}\x1b[0;31m ${line}\x1b[0m`,
       "",
-      "\x1b[0;31mRuntimeError\x1b[0m: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+      `\x1b[0;31m${ename}\x1b[0m: ` + "CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
     ],
   };
 }

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { colabTop, colabHeaders, colabFrame, jupyterlab, classic, longNotebook, hostileNotebook } from "./fixtures.mjs";
+import { colabTop, colabHeaders, colabFrame, jupyterlab, classic, longNotebook, hostileNotebook, colab2026Notebook, lateStderrNotebook } from "./fixtures.mjs";
 import { WWW } from "./lib.mjs";
 
 export const COLAB = "colab.research.google.com";
@@ -25,6 +25,8 @@ export function notebooks() {
     "echoes.ipynb": demo("echoes-later-cells.ipynb"),
     "long.ipynb": longNotebook(100),
     "hostile.ipynb": hostileNotebook(),
+    "colab-2026.ipynb": colab2026Notebook(),
+    "late-stderr.ipynb": lateStderrNotebook(demo("colab-nll-labels.ipynb")),
   };
 }
 
@@ -60,7 +62,22 @@ export async function startHosts() {
       const nb = nbs[name];
       if (!nb) return res.writeHead(404).end("no such notebook");
       res.writeHead(200, colabHeaders(nonce, { coop: u.searchParams.get("coop") === "1" }));
-      return res.end(colabTop(nb, { name, frameOrigin: `https://${FRAME_HOST}`, nonce, model: u.searchParams.get("model") !== "0", evilFrames: u.searchParams.get("evilframes") === "1" }));
+      // Colab as it is in 2026: ?page=full|partial (the page-world notebook), ?virtual=0,1,2
+      // (cells out of the DOM), ?framed=2 (streams in the outputframe), ?end=1 (scrolled down).
+      const list = (k) => (u.searchParams.get(k) || "").split(",").filter(Boolean).map(Number);
+      return res.end(
+        colabTop(nb, {
+          name,
+          frameOrigin: `https://${FRAME_HOST}`,
+          nonce,
+          model: u.searchParams.get("model") !== "0",
+          evilFrames: u.searchParams.get("evilframes") === "1",
+          page: u.searchParams.get("page"),
+          virtual: list("virtual"),
+          framedStreams: list("framed"),
+          scrollToEnd: u.searchParams.get("end") === "1",
+        }),
+      );
     }
     if (host === FRAME_HOST) {
       const nb = nbs[u.searchParams.get("nb")];

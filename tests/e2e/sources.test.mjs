@@ -17,6 +17,7 @@ const SCRIPTS = [
   "www/bookmarklet/bookmarklet.js",
   "www/extension/content.js",
   "www/extension/frame.js",
+  "www/extension/page-world.js",
   "www/extension/background.js",
   "www/extension/options.js",
 ].map((f) => [f, readFileSync(path.join(ROOT, f), "utf8")]);

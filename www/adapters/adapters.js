@@ -7,8 +7,9 @@
 // textContent and only changed by splitting text nodes, wrapping pieces in our own <span>s
 // and setting data-first-assert* attributes: never innerHTML, never Colab's own styles.
 //
-// Defines globalThis.FirstAssertAdapters = { SELECTORS, detect, collect, selftest, mark,
-// unmark, frame: { collect, mark, unmark } }.
+// Defines globalThis.FirstAssertAdapters = { SELECTORS, detect, collect, readPage,
+// pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame: { collect, mark,
+// unmark } }.
 
 (function (global) {
   "use strict";
@@ -64,6 +65,7 @@
   const ECHO = "data-first-assert-echo";
   const PART = "data-first-assert-part";
   const BADGE = "data-first-assert-badge";
+  const UNREAD = "data-first-assert-unread";
   /** The `style` attribute an element of the page had before we outlined it ("" = none). */
   const SAVED = "data-first-assert-style";
 
@@ -95,18 +97,22 @@
     return "generic";
   }
 
-  /** Which selectors of the detected front end match: [{ name, matched, count, tried }]. */
-  function selftest(doc) {
+  /**
+   * Which selectors of the detected front end match: { adapter, version, entries: [{ name,
+   * matched, count, tried }], sources } (`sources` as collect() gives them: which of the page
+   * model, the DOM and the frames answered; `page` is the page-world cells, if read).
+   */
+  function selftest(doc, page) {
     const adapter = detect(doc);
     const table = SELECTORS[adapter];
-    if (!table) return { adapter, version: null, entries: [] };
+    if (!table) return { adapter, version: null, entries: [], sources: null };
     const entries = Object.keys(table)
       .filter((k) => k !== "version")
       .map((name) => {
         const hit = pick(doc, table[name]);
         return { name, matched: hit.selector, count: hit.nodes.length, tried: table[name] };
       });
-    return { adapter, version: table.version, entries };
+    return { adapter, version: table.version, entries, sources: table.cell ? collect(doc, undefined, page).sources : null };
   }
 
   /** The text of an output element as the user sees it (no ANSI: the page rendered it). */
@@ -144,42 +150,217 @@
     return list;
   }
 
+  // ----- Colab's page-world notebook -----
+  //
+  // `colab.global.notebook.cells[i]` is Colab's own model of the notebook: every cell, also
+  // those virtualised out of the DOM, with its text and its last error (traceback included),
+  // which the top document cannot read from the outputframes. Colab documents none of it, so
+  // every field is optional and checked for its type, every read is guarded, and only getters
+  // are called (`getId`, `getText`): nothing that could change the notebook.
+
+  const LIMIT = { cells: 5000, text: 2000000, lines: 2000 };
+
+  function get(o, k) {
+    try {
+      return o != null && (typeof o === "object" || typeof o === "function") ? o[k] : undefined;
+    } catch {
+      return undefined; // a getter that throws
+    }
+  }
+
+  function call(o, k) {
+    const f = get(o, k);
+    if (typeof f !== "function") return undefined;
+    try {
+      return f.call(o);
+    } catch {
+      return undefined;
+    }
+  }
+
+  const str = (v, max = 200) => (typeof v === "string" ? v.slice(0, max) : null);
+  const int = (v) => (Number.isInteger(v) && v >= 0 ? v : null);
+
+  /** One page cell as plain data (plus its element, which stays in this world). */
+  function pageCell(c) {
+    const model = get(c, "model");
+    const el = get(c, "element_");
+    const element = typeof Element !== "undefined" && el instanceof Element ? el : null;
+    const type = str(get(c, "type")) || str(get(model, "cell_type")) || str(get(model, "type"));
+    const err = get(c, "lastExecutionError");
+    let error = null;
+    if (err && typeof err === "object") {
+      const tb = get(err, "traceback");
+      error = {
+        ename: str(get(err, "ename")) || "",
+        evalue: str(get(err, "evalue"), 4000) || "",
+        traceback: Array.isArray(tb) ? tb.slice(0, LIMIT.lines).filter((l) => typeof l === "string").map((l) => l.slice(0, 20000)) : [],
+      };
+    }
+    const failed = get(c, "lastExecutionFailed");
+    return {
+      id: str(call(c, "getId")) || str(get(c, "cellId")),
+      type: type === "code" || type === "text" || type === "markdown" ? type : null,
+      source: str(call(c, "getText"), LIMIT.text),
+      execution_count: int(get(model, "executionCount")) ?? int(get(c, "executionCount")) ?? int(get(model, "execution_count")),
+      failed: typeof failed === "boolean" ? failed : null,
+      error,
+      elementId: element ? str(element.id) : null,
+      element,
+    };
+  }
+
+  /** The cells of `win.colab.global.notebook`, or null when there is no such model. */
+  function readPage(win) {
+    const cells = get(get(get(get(win, "colab"), "global"), "notebook"), "cells");
+    if (!cells || typeof get(cells, "length") !== "number") return null;
+    const out = [];
+    for (let i = 0; i < Math.min(cells.length, LIMIT.cells); i++) out.push(pageCell(get(cells, i)));
+    return out;
+  }
+
   /**
-   * Reads the notebook: { adapter, version, cells (the engine's cell-list shape), places }.
-   * `places[i]` lists, for cell i, its outputs as { el } (readable) or { frame } (an iframe
-   * whose text a script inside it has to send), and `cellEls[i]` the cell's element.
-   * `model`, when given, is nbformat JSON from the page's own notebook model (Colab's, which
-   * only page-world code can reach): its outputs include what sits in cross-origin frames.
+   * Page cells that came from another world (the extension's MAIN-world script) as JSON:
+   * checked field by field, anything else dropped. Returns the cells or null.
    */
-  function collect(doc, model) {
+  function pageFromData(data) {
+    if (!Array.isArray(data)) return null;
+    return data.slice(0, LIMIT.cells).map((c) => {
+      const e = c && typeof c === "object" ? c : {};
+      const err = e.error && typeof e.error === "object" ? e.error : null;
+      return {
+        id: str(e.id),
+        type: ["code", "text", "markdown"].includes(e.type) ? e.type : null,
+        source: str(e.source, LIMIT.text),
+        execution_count: int(e.execution_count),
+        failed: typeof e.failed === "boolean" ? e.failed : null,
+        error: err
+          ? { ename: str(err.ename) || "", evalue: str(err.evalue, 4000) || "", traceback: Array.isArray(err.traceback) ? err.traceback.slice(0, LIMIT.lines).filter((l) => typeof l === "string").map((l) => l.slice(0, 20000)) : [] }
+          : null,
+        elementId: str(e.elementId),
+        element: null,
+      };
+    });
+  }
+
+  /** The page cells as JSON-safe data (for crossing from the MAIN world). */
+  function pageToData(cells) {
+    return (cells || []).map(({ element, ...rest }) => rest);
+  }
+
+  // ----- reading -----
+
+  /** A page adapter's reading of one cell of the DOM. */
+  function domCell(cellEl, table) {
+    const code = cellEl.matches(table.codeCell.join(","));
+    const outputs = [];
+    const where = [];
+    for (const o of code ? outputsOf(cellEl, table) : []) {
+      if (o.tagName === "IFRAME") {
+        where.push({ frame: o });
+        outputs.push({ kind: "unreadable", reason: "frame" });
+      } else {
+        where.push({ el: o });
+        outputs.push({ kind: "stream", name: streamName(o), text: textOf(o) });
+      }
+    }
+    return { el: cellEl, code, id: (cellEl.id || "").replace(/^cell-/, "") || null, execution_count: code ? executionCount(cellEl, table) : null, source: code ? sourceOf(cellEl, table) : undefined, outputs, where };
+  }
+
+  const errorOutput = (e) => ({ kind: "error", ename: e.ename, evalue: e.evalue, traceback: e.traceback.length ? e.traceback : [e.ename + ": " + e.evalue] });
+
+  /**
+   * A DOM cell's outputs with what the page model knows: its error stands for the frame it
+   * renders in (the last one); frames of a cell that did not fail hold rich output, not an
+   * error; frames the model says nothing about stay unreadable.
+   */
+  function withPageError(d, p) {
+    const outputs = d.outputs.slice();
+    const where = d.where.slice();
+    const frames = where.map((w, i) => (w.frame ? i : -1)).filter((i) => i >= 0);
+    const shown = p.error && p.error.evalue && d.outputs.some((o) => typeof o.text === "string" && o.text.includes(p.error.evalue));
+    if (p.error && (frames.length || !shown)) {
+      const at = frames.length ? frames[frames.length - 1] : outputs.length;
+      outputs[at] = errorOutput(p.error);
+      if (at === where.length) where.push({});
+    }
+    const keep = outputs.map((o) => !(o.kind === "unreadable" && p.failed === false && !p.error));
+    return { outputs: outputs.filter((_, i) => keep[i]), where: where.filter((_, i) => keep[i]) };
+  }
+
+  /**
+   * Reads the notebook: { adapter, version, cells (the engine's cell-list shape), places,
+   * cellEls, ids, sources }. `places[i]` lists, for cell i, its outputs as { el } (readable)
+   * or { frame } (an iframe whose text a script inside it has to send), and `cellEls[i]` the
+   * cell's element (null for a cell virtualised out of the page).
+   *
+   * Sources, in this order, merged per cell id: `page`, Colab's page-world cells (readPage,
+   * or pageFromData from the extension's MAIN world); the DOM (its readable outputs; its
+   * frames stay `unreadable` until a frame script sends them); `model`, nbformat JSON from
+   * `colab.global.notebookModel.getLastResolvedNotebookJson()` (the last saved outputs), used
+   * when there is no page model and its cells line up with the page's.
+   * `sources` says which answered: counts of cells and outputs, frames, virtualised cells.
+   */
+  function collect(doc, model, page) {
     const adapter = detect(doc);
     const table = SELECTORS[adapter];
     if (!table || !table.cell) return collectGeneric(doc);
-    const cellEls = pick(doc, table.cell).nodes;
-    const cells = [];
-    const places = [];
-    cellEls.forEach((cellEl, index) => {
-      const code = cellEl.matches(table.codeCell.join(","));
-      const outs = code ? outputsOf(cellEl, table) : [];
-      const outputs = [];
-      const where = [];
-      for (const o of outs) {
-        if (o.tagName === "IFRAME") {
-          where.push({ frame: o });
-          outputs.push({ kind: "stream", name: "stderr", text: "" });
-        } else {
-          where.push({ el: o });
-          outputs.push({ kind: "stream", name: streamName(o), text: textOf(o) });
+    const dom = pick(doc, table.cell).nodes.map((el) => domCell(el, table));
+    const sources = { adapter, version: table.version, page: page ? page.length : null, json: null, dom: dom.length, frames: 0, unreadable: 0, virtualised: 0 };
+    const out = { adapter, version: table.version, cells: [], places: [], cellEls: [], ids: [], sources, fromModel: false };
+    const add = (cell, where, el, id) => {
+      cell.index = out.cells.length;
+      out.cells.push(cell);
+      out.places.push(where);
+      out.cellEls.push(el);
+      out.ids.push(id);
+    };
+    if (page && page.length) {
+      const byId = new Map(dom.filter((d) => d.id).map((d) => [d.id, d]));
+      const byEl = new Map(dom.map((d) => [d.el, d]));
+      const used = new Set();
+      for (const p of page) {
+        const d = (p.element && byEl.get(p.element)) || (p.id && byId.get(p.id)) || (p.elementId && byId.get(p.elementId.replace(/^cell-/, ""))) || null;
+        const code = p.type ? p.type === "code" : d ? d.code : true;
+        let outputs = [];
+        let where = [];
+        if (d) {
+          used.add(d);
+          ({ outputs, where } = withPageError(d, p));
+        } else if (code) {
+          // Virtualised: the model is all there is; without its word on the last run the
+          // cell's outputs are unknown.
+          sources.virtualised++;
+          if (p.error) outputs.push(errorOutput(p.error));
+          else if (p.failed !== false) outputs.push({ kind: "unreadable", reason: "virtualised" });
+          where = outputs.map(() => ({}));
         }
+        const source = p.source !== null ? p.source : d ? d.source : undefined;
+        const cell = { execution_count: p.execution_count ?? (d ? d.execution_count : null), cell_type: code ? "code" : "markdown", outputs };
+        if (source !== undefined) cell.source = source;
+        add(cell, where, d ? d.el : p.element, p.id);
       }
-      const cell = { index, execution_count: code ? executionCount(cellEl, table) : null, cell_type: code ? "code" : "markdown", outputs };
-      const source = code ? sourceOf(cellEl, table) : undefined;
-      if (source !== undefined) cell.source = source;
-      cells.push(cell);
-      places.push(where);
-    });
-    const fromModel = modelCells(model, cells.length);
-    return { adapter, version: table.version, cells: fromModel || cells, places, cellEls, fromModel: !!fromModel };
+      for (const d of dom.filter((d) => !used.has(d))) {
+        add({ execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs, ...(d.source !== undefined ? { source: d.source } : {}) }, d.where, d.el, d.id);
+      }
+    } else {
+      for (const d of dom) {
+        const cell = { execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
+        if (d.source !== undefined) cell.source = d.source;
+        add(cell, d.where, d.el, d.id);
+      }
+      const fromJson = modelCells(model, out.cells.length);
+      if (fromJson) {
+        sources.json = fromJson.length;
+        out.cells = fromJson;
+        out.fromModel = true;
+      }
+    }
+    for (const c of out.cells) {
+      for (const o of c.outputs || []) if (o.kind === "unreadable") sources.unreadable++;
+    }
+    sources.frames = out.places.flat().filter((p) => p.frame).length;
+    return out;
   }
 
   /** nbformat cells from a notebook model, when they line up with the page's cells. */
@@ -206,8 +387,9 @@
   function collectGeneric(doc) {
     const win = doc.defaultView;
     const sel = win && win.getSelection ? String(win.getSelection()) : "";
+    const sources = (n) => ({ adapter: "generic", version: null, page: null, json: null, dom: n, frames: 0, unreadable: 0, virtualised: 0 });
     if (sel.trim()) {
-      return { adapter: "generic", version: null, cells: [{ index: 0, execution_count: null, outputs: [{ kind: "stream", name: "stdout", text: sel }] }], places: [[]], cellEls: [null] };
+      return { adapter: "generic", version: null, cells: [{ index: 0, execution_count: null, outputs: [{ kind: "stream", name: "stdout", text: sel }] }], places: [[]], cellEls: [null], ids: [null], sources: sources(1) };
     }
     const pres = Array.from(doc.querySelectorAll("pre"));
     return {
@@ -216,30 +398,34 @@
       cells: pres.map((p, index) => ({ index, execution_count: null, outputs: [{ kind: "stream", name: "stdout", text: textOf(p) }] })),
       places: pres.map((p) => [{ el: p }]),
       cellEls: pres,
+      ids: pres.map(() => null),
+      sources: sources(pres.length),
     };
   }
 
   // ----- marking -----
 
-  function label(doc) {
+  function label(doc, what = "first") {
     const lang = ((doc.defaultView && doc.defaultView.navigator.language) || "en").toLowerCase();
-    return lang.startsWith("zh") ? "第一个 device-side assert" : "first device-side assert";
+    const zh = lang.startsWith("zh");
+    if (what === "unread") return zh ? "无法读取" : "could not be read";
+    return zh ? "第一个 device-side assert" : "first device-side assert";
   }
 
   function style(el, props) {
     for (const [k, v] of Object.entries(props)) el.style.setProperty(k, v);
   }
 
-  function badge(doc) {
+  function badge(doc, what = "first") {
     const b = doc.createElement("span");
     b.setAttribute(BADGE, "");
-    b.textContent = "⚑ " + label(doc);
+    b.textContent = (what === "unread" ? "? " : "⚑ ") + label(doc, what);
     style(b, {
       display: "inline-block",
       margin: "0 6px 0 0",
       padding: "0 6px",
       "border-radius": "8px",
-      background: "#b3261e",
+      background: what === "unread" ? "#5f6368" : "#b3261e",
       color: "#fff",
       font: "600 11px/16px system-ui, sans-serif",
       "vertical-align": "baseline",
@@ -374,9 +560,26 @@
    */
   function mark(doc, collected, result) {
     unmark(doc);
-    const out = { first: null, echoes: 0, frames: [] };
+    const out = { first: null, echoes: 0, unreadable: 0, frames: [], pending: [] };
+    // Cells whose outputs could not be read: outlined, with a grey badge.
+    for (const i of (result && result.unreadable) || []) {
+      const el = collected.cellEls[i];
+      if (!el) {
+        out.pending.push(i);
+        continue;
+      }
+      el.setAttribute(UNREAD, "");
+      el.setAttribute(SAVED, el.hasAttribute("style") ? "s" + el.getAttribute("style") : "");
+      style(el, { outline: "2px dotted rgba(95, 99, 104, 0.8)", "outline-offset": "2px" });
+      el.insertBefore(badge(doc, "unread"), el.firstChild);
+      out.unreadable++;
+    }
     const f = result && result.first;
-    if (f && Number.isInteger(f.cell)) {
+    if (f && Number.isInteger(f.cell) && !collected.cellEls[f.cell]) {
+      // A cell virtualised out of the page: marked when it renders (watch), found by reveal.
+      out.first = "virtualised";
+      out.pending.push(f.cell);
+    } else if (f && Number.isInteger(f.cell)) {
       const outs = collected.places[f.cell] || [];
       const byIndex = collected.fromModel ? null : outs[f.output];
       const tries = byIndex ? [byIndex] : outs;
@@ -401,9 +604,76 @@
       if (target && !target.hasAttribute(ECHO)) {
         outline(target);
         out.echoes++;
-      }
+      } else if (!target && !out.pending.includes(e.cell)) out.pending.push(e.cell);
     }
     return out;
+  }
+
+  /** The element of cell `i`: known, or rendered since the collection (Colab's `cell-ID`). */
+  function cellElement(doc, collected, i) {
+    if (collected.cellEls[i]) return collected.cellEls[i];
+    const id = collected.ids && collected.ids[i];
+    const el = id ? doc.getElementById("cell-" + id) : null;
+    if (el) collected.cellEls[i] = el;
+    return el;
+  }
+
+  /**
+   * Brings cell `i` into view: its element, or, for a cell virtualised out of the page, the
+   * nearest rendered cell, placed so that the gap where cell `i` belongs is in view (the page
+   * then renders it). Returns
+   * "cell", "near" or null.
+   */
+  function reveal(doc, collected, i) {
+    const el = cellElement(doc, collected, i);
+    if (el) {
+      el.scrollIntoView({ block: "center" });
+      return "cell";
+    }
+    for (let d = 1; d < collected.cellEls.length; d++) {
+      for (const j of [i - d, i + d]) {
+        const near = collected.cellEls[j];
+        if (near && near.isConnected) {
+          near.scrollIntoView({ block: j < i ? "start" : "end" });
+          return "near";
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Watches for the cells a result names that were not in the page (virtualised): when one
+   * renders, `onRender()` is called (to mark again). Stops when all have rendered, or after
+   * `ms`. Returns a function that stops it.
+   */
+  function watch(doc, collected, pending, onRender, ms = 10 * 60 * 1000) {
+    const waiting = new Set(pending.filter((i) => collected.ids && collected.ids[i]));
+    if (!waiting.size || !doc.body) return () => {};
+    let timer = 0;
+    const check = () => {
+      let found = false;
+      for (const i of Array.from(waiting)) {
+        if (cellElement(doc, collected, i)) {
+          waiting.delete(i);
+          found = true;
+        }
+      }
+      if (!waiting.size) stop();
+      if (found) onRender();
+    };
+    const obs = new MutationObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(check, 100);
+    });
+    const end = setTimeout(() => stop(), ms);
+    function stop() {
+      obs.disconnect();
+      clearTimeout(end);
+      clearTimeout(timer);
+    }
+    obs.observe(doc.body, { childList: true, subtree: true });
+    return stop;
   }
 
   /** Marks an echo's element with an outline, keeping its own style to restore. */
@@ -422,9 +692,10 @@
       span.remove();
       parent.normalize();
     }
-    for (const el of Array.from(doc.querySelectorAll("[" + ATTR + "], [" + ECHO + "]"))) {
+    for (const el of Array.from(doc.querySelectorAll("[" + ATTR + "], [" + ECHO + "], [" + UNREAD + "]"))) {
       el.removeAttribute(ATTR);
       el.removeAttribute(ECHO);
+      el.removeAttribute(UNREAD);
       if (el.hasAttribute(SAVED)) {
         const saved = el.getAttribute(SAVED);
         // Chrome writes CSSOM changes to the attribute lazily: read it first, or a late write
@@ -464,5 +735,5 @@
     return outer.length ? outer : doc.body ? [doc.body] : [];
   }
 
-  global.FirstAssertAdapters = { SELECTORS, detect, collect, selftest, mark, unmark, frame, ATTR, ECHO };
+  global.FirstAssertAdapters = { SELECTORS, detect, collect, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
 })(typeof globalThis !== "undefined" ? globalThis : window);

@@ -21,6 +21,8 @@
         cut: "first-assert：分析已在新窗口中打开。这个页面切断了与它打开的窗口之间的联系，所以无法在这里标记，请在那个窗口查看结果。",
         line: "first-assert：已标记第一个 device-side assert。",
         cell: "first-assert：第一个 device-side assert 所在的输出本页面无法读取，已标记它所在的单元格。",
+        virtualised: "first-assert：第一个 device-side assert 在一个当前不在页面上的单元格里（已滚动出视图）；已滚动到它附近，它一出现就会被标记。",
+        unreadable: "first-assert：在能读取的输出中没有 device-side assert，但有 {n} 个单元格的输出无法读取（已用灰色标出）。请使用浏览器扩展，或下载 .ipynb 拖到 first-assert 页面，或复制错误文本粘贴过去。",
         clean: "first-assert：没有发现 device-side assert。",
       }
     : {
@@ -29,6 +31,8 @@
         cut: "first-assert: the analysis opened in a new window. This page cuts the link to windows it opens, so nothing can be marked here: read the result there.",
         line: "first-assert: the first device-side assert is marked.",
         cell: "first-assert: the first device-side assert is in an output this page cannot read; its cell is marked.",
+        virtualised: "first-assert: the first device-side assert is in a cell that is not on the page now (scrolled out of view); the page is scrolled near it, and it is marked as soon as it shows.",
+        unreadable: "first-assert: no device-side assert in the outputs that could be read, but {n} cell(s) could not be read (outlined in grey). Use the browser extension, or download the .ipynb and drop it on the first-assert page, or copy the error's text and paste it there.",
         clean: "first-assert: no device-side assert found.",
       };
 
@@ -58,14 +62,17 @@
     return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   }
 
+  // Colab's page-world model first (every cell, its last error), then the DOM, then the last
+  // saved notebook: internals that may change or throw, so each is optional.
+  const page = A.readPage(window);
   let model;
   try {
     const nb = window.colab && window.colab.global && window.colab.global.notebookModel;
-    model = nb && nb.getLastResolvedNotebookJson ? nb.getLastResolvedNotebookJson() : undefined;
+    model = !page && nb && nb.getLastResolvedNotebookJson ? nb.getLastResolvedNotebookJson() : undefined;
   } catch (e) {
-    model = undefined; // an internal API that may change or throw: the DOM is enough
+    model = undefined;
   }
-  const collected = A.collect(document, model);
+  const collected = A.collect(document, model, page);
   const cells = collected.cells.filter((c) => (c.outputs || []).length);
   if (!cells.length) return toast(T.none);
 
@@ -89,9 +96,16 @@
 
   let marksOn = true;
   let last = null;
-  const show = (result) => {
+  let stopWatch = () => {};
+  const show = (result, quiet) => {
     const r = A.mark(document, collected, result);
-    toast(r.first === "line" ? T.line : r.first ? T.cell : T.clean);
+    stopWatch();
+    // Cells out of the page are marked when they render.
+    stopWatch = A.watch(document, collected, r.pending, () => marksOn && show(result, true));
+    if (quiet) return;
+    if (r.first === "virtualised") A.reveal(document, collected, result.first.cell);
+    if (result.verdict === "unreadable") toast(T.unreadable.replace("{n}", String(result.unreadable.length)));
+    else toast(r.first === "line" ? T.line : r.first === "virtualised" ? T.virtualised : r.first ? T.cell : T.clean);
   };
 
   function onPort(e) {
@@ -102,12 +116,14 @@
       marksOn = true;
       show(m);
     } else if (m.type === PREFIX + "reveal") {
-      const el = collected.cellEls[m.cell];
-      if (el) el.scrollIntoView({ block: "center" });
+      if (Number.isInteger(m.cell)) A.reveal(document, collected, m.cell);
     } else if (m.type === PREFIX + "marks" && last) {
       marksOn = !!m.on;
       if (marksOn) show(last);
-      else A.unmark(document);
+      else {
+        stopWatch();
+        A.unmark(document);
+      }
     } else if (m.type === PREFIX + "error") {
       answered = true;
       toast("first-assert: " + String(m.message).slice(0, 300));
@@ -119,6 +135,6 @@
     window.removeEventListener("message", onReady);
     const ch = new MessageChannel();
     ch.port1.onmessage = onPort;
-    popup.postMessage({ type: PREFIX + "analyze", protocol: 1, id: "bookmarklet", cells: collected.cells, title: document.title.slice(0, 200) }, ORIGIN, [ch.port2]);
+    popup.postMessage({ type: PREFIX + "analyze", protocol: 1, id: "bookmarklet", cells: collected.cells, title: document.title.slice(0, 200), sources: collected.sources }, ORIGIN, [ch.port2]);
   });
 })(FirstAssertAdapters);

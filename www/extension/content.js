@@ -70,20 +70,25 @@
       const asserts = m.first ? 1 : 0;
       chrome.runtime.sendMessage({ type: "counts", asserts, echoes: m.echoes.length }).catch(() => {});
     } else if (m.type === PREFIX + "reveal") {
-      const el = collected && collected.cellEls[m.cell];
-      if (el) el.scrollIntoView({ block: "center" });
+      if (collected && Number.isInteger(m.cell)) A.reveal(document, collected, m.cell);
     } else if (m.type === PREFIX + "marks") {
       marksOn = !!m.on;
       applyMarks();
     }
   }
 
+  let stopWatch = () => {};
+
   function applyMarks() {
     A.unmark(document);
+    stopWatch();
     // One list, done in order by the service worker: every frame unmarked, then marked anew.
     const items = knownFrames().map((f) => ({ url: frameUrl(f), msg: { type: "frame-unmark" } }));
     if (marksOn && lastResult && collected) {
       const r = A.mark(document, collected, lastResult);
+      // Cells virtualised out of the page are marked when they render.
+      stopWatch = A.watch(document, collected, r.pending, () => applyMarks());
+      if (r.first === "virtualised" && panel && panel.box.style.getPropertyValue("display") === "block") A.reveal(document, collected, lastResult.first.cell);
       for (const f of r.frames) items.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, line: f.line, text: f.text || "" } });
     }
     toFrames(items);
@@ -144,12 +149,15 @@
       const outs = [];
       const where = [];
       (c.places[i] || []).forEach((p, j) => {
-        if (p.frame) {
-          for (const o of frameTexts.get(p.frame) || []) {
+        const got = p.frame ? frameTexts.get(p.frame) : null;
+        if (got) {
+          for (const o of got) {
             outs.push({ kind: "stream", name: o.name === "stdout" ? "stdout" : "stderr", text: String(o.text || "") });
             where.push({ frame: p.frame });
           }
         } else {
+          // A frame that sent nothing keeps what stands for it: the page model's error, or
+          // `unreadable` (so the answer cannot be a clean bill).
           outs.push(cell.outputs[j]);
           where.push(p);
         }
@@ -162,12 +170,42 @@
 
   // ----- scanning -----
 
+  /**
+   * Colab's page-world cells, from page-world.js (the MAIN world), as checked plain data; null
+   * when it does not answer (another site, or Colab without the model).
+   */
+  function readPageWorld() {
+    if (adapter !== "colab") return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const done = (cells) => {
+        document.removeEventListener(PREFIX + "page-cells", onCells);
+        clearTimeout(timer);
+        resolve(cells);
+      };
+      const onCells = (e) => {
+        const text = typeof e.detail === "string" && e.detail.length <= 64 * 1024 * 1024 ? e.detail : "null";
+        let data = null;
+        try {
+          data = JSON.parse(text);
+        } catch {
+          data = null;
+        }
+        done(A.pageFromData(data));
+      };
+      const timer = setTimeout(() => done(null), 400);
+      document.addEventListener(PREFIX + "page-cells", onCells);
+      document.dispatchEvent(new CustomEvent(PREFIX + "page-request"));
+    });
+  }
+
   /** Collects, and when something is worth analysing (or `force`), hands it to the panel. */
   async function scan({ force = false, show = false } = {}) {
-    const c = A.collect(document);
+    const c = A.collect(document, undefined, await readPageWorld());
     const frames = c.places.flat().filter((p) => p.frame).map((p) => p.frame);
     await readFrames(frames);
     collected = withFrames(c);
+    collected.sources = { ...c.sources, framesRead: frames.filter((f) => frameTexts.has(f)).length };
+    collected.sources.unreadable = collected.cells.reduce((n, cell) => n + (cell.outputs || []).filter((o) => o.kind === "unreadable").length, 0);
     const text = JSON.stringify(collected.cells);
     const signal = SIGNAL.test(text);
     if (!signal && !force) {
@@ -181,7 +219,7 @@
     const ch = new MessageChannel();
     ch.port1.onmessage = onPanel;
     p.frame.contentWindow.postMessage(
-      { type: PREFIX + "analyze", protocol: 1, id: "extension", cells: collected.cells, title: document.title.slice(0, 200) },
+      { type: PREFIX + "analyze", protocol: 1, id: "extension", cells: collected.cells, title: document.title.slice(0, 200), sources: collected.sources },
       EXT_ORIGIN,
       [ch.port2],
     );
