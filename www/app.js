@@ -287,6 +287,11 @@ function wireEmbedded() {
     $("marks").textContent = fill($("marks").dataset.i18n);
   });
   fromFragment();
+  $("diagnostics").addEventListener("click", () => {
+    if (!diagnostics) return;
+    navigator.clipboard?.writeText(JSON.stringify(diagnostics, null, 2)).catch(() => {});
+    $("diagnostics").textContent = fill("page_diagnostics_copied");
+  });
   const hello = protocol.ready(version());
   // "ready" carries no data, so it may go to whoever framed or opened the page.
   for (const w of new Set([window.parent, window.opener])) {
@@ -384,15 +389,58 @@ async function onMessage(e) {
     }
   }
   inputHost = isColab(e.origin) ? "colab" : null;
+  readFrom = req.sources ?? null;
   const report = show(
     (o) => (req.cells ? session.analyzeCells(req.cells, o) : session.analyzeBytes(encoder.encode(req.text), undefined, o)),
     req.title ?? "",
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
+  showSources(report);
   marksOn = true;
   $("marks").hidden = !report?.first_assert;
   $("marks").dataset.i18n = "page_marks_hide";
   $("marks").textContent = fill("page_marks_hide");
+}
+
+/** What the notebook's page let the adapter read, when it said (embedded mode). */
+let readFrom = null;
+/** The diagnostics of the last embedded analysis (no text of the notebook in it). */
+let diagnostics = null;
+
+/** Says which sources answered, and keeps the diagnostics a bug report can carry. */
+function showSources(report) {
+  const s = readFrom;
+  $("sources").hidden = !s;
+  $("diagnostics").hidden = !s;
+  if (!s) return;
+  const n = (v) => (Number.isInteger(v) ? v : 0);
+  $("sources").textContent = fill(s.page !== null && s.page !== undefined ? "page_sources_model" : "page_sources", {
+    cells: report ? report.input.cells ?? 0 : 0,
+    model: n(s.page),
+    dom: n(s.dom),
+    frames: n(s.frames),
+    read: n(s.framesRead),
+    unreadable: n(s.unreadable),
+    virtualised: n(s.virtualised),
+  });
+  diagnostics = {
+    tool: "first-assert",
+    version: version(),
+    protocol: protocol.PROTOCOL,
+    browser: navigator.userAgent,
+    language: lang,
+    sources: s,
+    report: report
+      ? {
+          verdict: report.verdict,
+          input: { format: report.input.format, cells: report.input.cells, lines: report.input.lines, bytes: report.input.bytes, unreadable_cells: report.input.unreadable_cells.length },
+          first_assert: report.first_assert ? { kind: report.first_assert.kind, dialect: report.first_assert.dialect } : null,
+          cause: report.cause ? { category: report.cause.category, rule: report.cause.rule } : null,
+          echo_count: report.echo_count,
+          notes: report.notes.map((x) => x.id),
+        }
+      : null,
+  };
 }
 
 /** The bookmarklet's install link, when make web built one (www/pkg/bookmarklet.txt). */

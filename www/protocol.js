@@ -179,7 +179,7 @@ export function result(id, report) {
     first: f ? { ...place(f), text: f.text, kind: f.kind } : null,
     raised_at: report.raised_at ? { ...place(report.raised_at), text: report.raised_at.text } : null,
     echoes: report.echoes.map(place),
-    unreadable: report.input.unreadable_cells ?? [],
+    unreadable: report.input?.unreadable_cells ?? [],
   };
 }
 

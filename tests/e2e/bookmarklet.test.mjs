@@ -141,6 +141,18 @@ test("Colab 2026: from the page-world notebook, the virtualised first failing ce
     assert.equal(await page.locator(`#cell-fx${e.cell}[data-first-assert-echo]`).count(), 1, `echo cell ${e.cell}`);
   }
   assert.match(await page.locator("[data-first-assert-toast]").textContent(), /not on the page now/);
+  // The popup says what was read, and copies diagnostics without any of the notebook's text.
+  assert.match(await popup.locator("[data-testid=sources]").textContent(), /6 cells from Colab's own model \(3 of them out of view\), 3 in the page/);
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  await popup.locator("[data-testid=copy-diagnostics]").click();
+  const copied = JSON.parse(await popup.evaluate(() => navigator.clipboard.readText()));
+  assert.equal(copied.sources.page, 6);
+  assert.equal(copied.sources.virtualised, 3);
+  assert.equal(copied.report.cause.rule, want.cause.rule);
+  const text = JSON.stringify(copied);
+  for (const secret of ["num_classes", "cross_entropy", "loss.item", "ipykernel_412", "device-side assert triggered"]) {
+    assert.ok(!text.includes(secret), `the diagnostics carry "${secret}"`);
+  }
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors, []);
   onlyOurHosts(requests);

@@ -8,7 +8,11 @@ import { readFileSync } from "node:fs";
 // Every text from a notebook is HTML-escaped here: the fixtures carry hostile outputs as text.
 
 export const ASSUMPTIONS = [
-  "Colab §7.1: error outputs (tracebacks) render in cross-origin outputframe iframes; stream outputs, including the kernel's `Assertion … failed.` stderr lines, in colab-static-output-renderer in the top document",
+  "Colab §7.1: error outputs (tracebacks) render in cross-origin outputframe iframes; short stream outputs in colab-static-output-renderer in the top document; a cell that prints for long and then fails may have its stream in the frame too (?framed=)",
+  "Colab 2025-26: the kernel's `Assertion … failed.` lines never reach the cell (no fd capture: sys.stderr.fileno() raises); colab-2026.ipynb has none, older fixtures keep them as stderr streams",
+  "Colab: window.colab.global.notebook.cells[i] has getId(), getText(), model.executionCount, lastExecutionFailed, lastExecutionError {ename, evalue, traceback} and element_ (the cell's element while rendered); the DOM cell's id is `cell-` + getId() (?page=full|partial)",
+  "Colab: off-screen cells are virtualised out of the DOM and render when scrolled near (?virtual=)",
+  "Colab 2025-26: a cell's traceback file is <ipython-input-N-HEX>, /tmp/ipython-input-N-HASH.py, /tmp/ipython-input-HASH.py, /tmp/ipython-input-PID/HASH.py or /tmp/ipykernel_PID/HASH.py",
   "Colab §7.2: the top page sends a nonce + 'strict-dynamic' CSP (no 'wasm-unsafe-eval'); one variant adds Cross-Origin-Opener-Policy: same-origin",
   "Colab §7.3: window.colab.global.notebookModel.getLastResolvedNotebookJson() exists in the page world and holds the error outputs (one variant has no model)",
   "Colab §7.4: a content script matched to https://*.googleusercontent.com/* with all_frames runs inside the outputframe",

@@ -99,6 +99,17 @@ test("results carry places, not the log", () => {
   assert.equal(r.category, "invalid_label");
   assert.ok(!JSON.stringify(r).includes("secret"), "context lines stay in the page");
   assert.equal(result("x", { ...report, first_assert: null, cause: null, raised_at: null, echoes: [] }).first, null);
+  assert.deepEqual(r.unreadable, []);
+  assert.deepEqual(result("x", { ...report, verdict: "unreadable", input: { unreadable_cells: [2, 5] } }).unreadable, [2, 5]);
+});
+
+test("what the adapter read travels as counts and short names only; unreadable outputs carry a reason", () => {
+  const cells = [{ index: 0, outputs: [{ kind: "unreadable", reason: "frame" }] }];
+  const ok = parseMessage({ type: "first-assert:analyze", protocol: 1, id: "b", cells, sources: { adapter: "colab", version: "2026-11-30", page: 6, json: null, dom: 3, frames: 2, unreadable: 1, virtualised: 3 } });
+  assert.equal(ok.sources.page, 6);
+  for (const sources of [{ page: "x".repeat(41) }, { dom: -1 }, { text: "secret" }, { frames: { n: 1 } }, []]) {
+    assert.throws(() => parseMessage({ type: "first-assert:analyze", protocol: 1, id: "b", cells, sources }), /sources/);
+  }
 });
 
 async function pack(bytes) {
