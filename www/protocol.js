@@ -72,7 +72,7 @@ const TOP_FIELDS = {
 const CELL_FIELDS = ["index", "execution_count", "cell_type", "source", "outputs", "metadata", "id", "attachments"];
 const OUTPUT_FIELDS = ["kind", "output_type", "name", "text", "ename", "evalue", "traceback", "data", "metadata", "execution_count", "transient", "reason"];
 /** What the adapter says it read (adapters.js `collect().sources`): counts and short names. */
-const SOURCE_FIELDS = ["adapter", "version", "page", "json", "dom", "frames", "unreadable", "virtualised", "framesRead"];
+const SOURCE_FIELDS = ["adapter", "version", "page", "json", "dom", "frames", "unreadable", "virtualised", "framesRead", "swept"];
 
 class Refused extends Error {}
 

@@ -135,6 +135,8 @@ test("self-test: every selector of each front end matches on its fixture", { tim
     const st = await page.evaluate(() => window.FirstAssertAdapters.selftest(document));
     assert.equal(st.adapter, adapter);
     assert.match(st.version, /^\d{4}-\d{2}-\d{2}/);
+    // It says which sources answered, too.
+    assert.ok(st.sources.dom > 0 && st.sources.adapter === adapter, JSON.stringify(st.sources));
     for (const e of st.entries.filter((e) => e.tried.length)) {
       assert.ok(e.matched, `${adapter}: no selector for "${e.name}" matched (${e.tried.join(" | ")})`);
     }

@@ -171,3 +171,16 @@ test("Colab 2026 with no model at all: the popup says what could not be read, ne
   assert.deepEqual(steps, ["extension", "download_notebook", "paste_error"]);
   await ctx.close();
 });
+
+test("JupyterLab with windowing: the bookmarklet scrolls through once, finds the first failing cell off screen and marks it there", { timeout: 90_000 }, async () => {
+  const nb = hosts.nbs["kaggle-long.ipynb"];
+  const want = await fileReport(nb);
+  const { ctx, page, popup } = await run(hosts.labUrl("kaggle-long.ipynb", "?windowed=1"));
+  await popup.locator("[data-testid=cause]").waitFor();
+  assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.ok((await popup.locator("[data-testid=first-assert] .fa-where").textContent()).includes(`[${want.first_assert.execution_count}]`));
+  // Revealed: the list scrolls to it, renders it, and the watch marks the line.
+  await page.waitForSelector(`[data-windowed-list-index="${want.first_assert.cell}"] [data-first-assert]`);
+  assert.match(await page.locator("[data-first-assert-toast]").textContent(), /not on the page now/);
+  await ctx.close();
+});

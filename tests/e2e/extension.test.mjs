@@ -216,3 +216,26 @@ test("Colab 2026: the MAIN-world script reads the page's notebook; the frames ar
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("Kaggle, cells virtualised: one scroll-through reads them all; the first failing cell is marked when it is back on screen", { timeout: 120_000 }, async () => {
+  const nb = hosts.nbs["kaggle-long.ipynb"];
+  const want = await fileReport(nb);
+  const { page } = await open(hosts.kaggleUrl("kaggle-long.ipynb", "?windowed=1"));
+  const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
+  const panel = await panelOf(page);
+  await panel.locator("[data-testid=cause]").waitFor();
+  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.match(await panel.locator("[data-testid=sources]").textContent(), /30 cells in the page/);
+  const id = await tabId();
+  assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), id), `1+${want.echoes.length}`);
+  // The panel brings the first assert's cell (off screen when the page opened) into view, where
+  // it renders and gets its mark; scrolled away and back, the mark is still there.
+  const marked = `[data-windowed-list-index="${want.first_assert.cell}"] [data-first-assert]`;
+  await lab.waitForSelector(marked);
+  await lab.evaluate(() => (document.querySelector(".jp-WindowedPanel-outer").scrollTop = 1e9));
+  await lab.waitForFunction((i) => !document.querySelector(`[data-windowed-list-index="${i}"]`), want.first_assert.cell);
+  await lab.evaluate((i) => document.querySelector(`.fx-slot[data-slot="${i}"]`).scrollIntoView(), want.first_assert.cell);
+  await lab.waitForSelector(marked);
+  assert.match(await lab.locator("[data-first-assert]").textContent(), /Loss\.cu:250: nll_loss_forward_reduce_cuda_kernel_2d/);
+  await page.close();
+});

@@ -188,22 +188,54 @@ const EVIL_OUTPUT = `<script>
   try { chrome.runtime.sendMessage("x", { type: "frame-outputs", outputs: [{ text: fake }] }); } catch (e) {}
 </script>`;
 
-/** A JupyterLab-like page (also Notebook 7, and Kaggle's editor frame). */
-export function jupyterlab(nb, name) {
-  const cells = nb.cells.map((c) => {
-    if (c.cell_type !== "code") return `<div class="jp-Cell jp-MarkdownCell"><div class="jp-RenderedMarkdown">${esc(joinText(c.source))}</div></div>`;
+/**
+ * A JupyterLab-like page (also Notebook 7, and Kaggle's editor frame). `windowed` draws
+ * JupyterLab 4's WindowedList as Kaggle uses it: each cell carries `data-windowed-list-index`
+ * and `data-uuid`, sits in a slot of the scrolling `.jp-WindowedPanel-outer`, and is detached
+ * while its slot is off screen (reattached, the same node, when it scrolls back); the page
+ * opens scrolled to the end.
+ */
+export function jupyterlab(nb, name, { windowed = false } = {}) {
+  const cells = nb.cells.map((c, i) => {
+    const attrs = windowed ? ` data-windowed-list-index="${i}" data-uuid="fx-uuid-${i}"` : "";
+    if (c.cell_type !== "code") return `<div class="jp-Cell jp-MarkdownCell"${attrs}><div class="jp-RenderedMarkdown">${esc(joinText(c.source))}</div></div>`;
     const outs = (c.outputs || []).map((o) => {
       const mime = o.output_type === "error" || (o.output_type === "stream" && o.name === "stderr") ? "application/vnd.jupyter.stderr" : o.output_type === "stream" ? "application/vnd.jupyter.stdout" : "text/plain";
       return `<div class="jp-OutputArea-child"><div class="jp-OutputPrompt"></div><div class="jp-RenderedText jp-OutputArea-output" data-mime-type="${mime}"><pre>${ansiHtml(outputText(o))}</pre></div></div>`;
     });
     const count = Number.isInteger(c.execution_count) ? c.execution_count : " ";
-    return `<div class="jp-Cell jp-CodeCell"><div class="jp-InputArea"><div class="jp-InputPrompt jp-InputArea-prompt">[${count}]:</div>
+    return `<div class="jp-Cell jp-CodeCell"${attrs}><div class="jp-InputArea"><div class="jp-InputPrompt jp-InputArea-prompt">[${count}]:</div>
 <div class="jp-InputArea-editor"><div class="cm-editor"><div class="cm-content">${sourceLines(c).map((l) => `<div class="cm-line">${esc(l)}</div>`).join("")}</div></div></div></div>
 <div class="jp-OutputArea">${outs.join("")}</div></div>`;
   });
+  if (windowed) {
+    const slots = cells.map((html, i) => `<div class="fx-slot" data-slot="${i}" style="height: 240px; overflow: hidden">${html}</div>`);
+    return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - JupyterLab</title></head>
+<body style="margin: 0"><div class="jp-NotebookPanel"><div class="jp-Notebook jp-NotebookPanel-notebook">
+<div class="jp-WindowedPanel-outer" style="height: 100vh; overflow-y: auto"><div class="jp-WindowedPanel-inner">${slots.join("\n")}</div></div></div></div>
+<script>${WINDOWED_SCRIPT}</script></body></html>`;
+  }
   return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(name)} - JupyterLab</title></head>
 <body><div class="jp-NotebookPanel"><div class="jp-Notebook jp-NotebookPanel-notebook">${cells.join("\n")}</div></div></body></html>`;
 }
+
+/** Detaches the cells of off-screen slots and reattaches them when they scroll back. */
+const WINDOWED_SCRIPT = `
+const outer = document.querySelector(".jp-WindowedPanel-outer");
+const nodes = new Map();
+for (const s of document.querySelectorAll(".fx-slot")) nodes.set(s, s.firstElementChild);
+function fxWindow() {
+  const top = outer.scrollTop, bottom = top + outer.clientHeight;
+  for (const [slot, cell] of nodes) {
+    const inView = slot.offsetTop + slot.offsetHeight > top && slot.offsetTop < bottom;
+    if (inView && !cell.isConnected) slot.appendChild(cell);
+    if (!inView && cell.isConnected) cell.remove();
+  }
+}
+outer.addEventListener("scroll", fxWindow);
+outer.scrollTop = outer.scrollHeight;
+fxWindow();
+`;
 
 /** A classic-Notebook-like page. */
 export function classic(nb, name) {

@@ -27,6 +27,7 @@ export function notebooks() {
     "hostile.ipynb": hostileNotebook(),
     "colab-2026.ipynb": colab2026Notebook(),
     "late-stderr.ipynb": lateStderrNotebook(demo("colab-nll-labels.ipynb")),
+    "kaggle-long.ipynb": longNotebook(30),
   };
 }
 
@@ -87,16 +88,17 @@ export async function startHosts() {
       return res.end(colabFrame(nb, Number(u.searchParams.get("c")), Number(u.searchParams.get("o")), { evil }));
     }
     if (host === KAGGLE) {
-      // Kaggle's editor page frames JupyterLab served from the proxy host.
+      // Kaggle's editor page frames JupyterLab served from the proxy host (?windowed=1: its
+      // cells virtualised, as Kaggle's are).
       const name = decodeURIComponent(u.pathname.replace(/^\/code\//, ""));
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-      return res.end(`<!doctype html><title>Kaggle</title><body><div class="editor"><iframe src="https://${KAGGLE_PROXY}/k/${encodeURIComponent(name)}" width="100%" height="900"></iframe></div></body>`);
+      return res.end(`<!doctype html><title>Kaggle</title><body><div class="editor"><iframe src="https://${KAGGLE_PROXY}/k/${encodeURIComponent(name)}${u.search}" width="100%" height="900"></iframe></div></body>`);
     }
     if (host === KAGGLE_PROXY) {
       const name = decodeURIComponent(u.pathname.replace(/^\/k\//, ""));
       if (!nbs[name]) return res.writeHead(404).end("not found");
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-      return res.end(jupyterlab(nbs[name], name));
+      return res.end(jupyterlab(nbs[name], name, { windowed: u.searchParams.get("windowed") === "1" }));
     }
     res.writeHead(404).end("unknown host");
   });
@@ -108,7 +110,7 @@ export async function startHosts() {
     const nb = nbs[name];
     if (!nb) return res.writeHead(404).end("not found");
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-    res.end(kind === "lab" ? jupyterlab(nb, name) : classic(nb, name));
+    res.end(kind === "lab" ? jupyterlab(nb, name, { windowed: u.searchParams.get("windowed") === "1" }) : classic(nb, name));
   });
   const [colabPort, jupyterPort] = [await listen(colab), await listen(jupyter)];
   return {
@@ -121,9 +123,9 @@ export async function startHosts() {
       "--ignore-certificate-errors",
     ],
     colabUrl: (name, query = "") => `https://${COLAB}/drive/${encodeURIComponent(name)}${query}`,
-    labUrl: (name) => `http://localhost:${jupyterPort}/lab/tree/${encodeURIComponent(name)}`,
+    labUrl: (name, query = "") => `http://localhost:${jupyterPort}/lab/tree/${encodeURIComponent(name)}${query}`,
     classicUrl: (name) => `http://localhost:${jupyterPort}/notebooks/${encodeURIComponent(name)}`,
-    kaggleUrl: (name) => `https://${KAGGLE}/code/${encodeURIComponent(name)}`,
+    kaggleUrl: (name, query = "") => `https://${KAGGLE}/code/${encodeURIComponent(name)}${query}`,
     close() {
       colab.close();
       jupyter.close();

@@ -7,7 +7,7 @@
 // textContent and only changed by splitting text nodes, wrapping pieces in our own <span>s
 // and setting data-first-assert* attributes: never innerHTML, never Colab's own styles.
 //
-// Defines globalThis.FirstAssertAdapters = { SELECTORS, detect, collect, readPage,
+// Defines globalThis.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, readPage,
 // pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame: { collect, mark,
 // unmark } }.
 
@@ -46,6 +46,10 @@
       executionCount: [".jp-InputPrompt", ".jp-InputArea-prompt"],
       output: [".jp-OutputArea-output", ".jp-OutputArea-child"],
       frame: [],
+      // Windowing (JupyterLab 4's WindowedList, Kaggle): off-screen cells are detached; the
+      // rendered ones carry their notebook index, and the list scrolls in this element.
+      windowIndex: ["data-windowed-list-index"],
+      scroller: [".jp-WindowedPanel-outer", ".jp-Notebook"],
     },
     classic: {
       version: "2026-11-30",
@@ -107,7 +111,7 @@
     const table = SELECTORS[adapter];
     if (!table) return { adapter, version: null, entries: [], sources: null };
     const entries = Object.keys(table)
-      .filter((k) => k !== "version")
+      .filter((k) => k !== "version" && k !== "windowIndex")
       .map((name) => {
         const hit = pick(doc, table[name]);
         return { name, matched: hit.selector, count: hit.nodes.length, tried: table[name] };
@@ -264,7 +268,38 @@
         outputs.push({ kind: "stream", name: streamName(o), text: textOf(o) });
       }
     }
-    return { el: cellEl, code, id: (cellEl.id || "").replace(/^cell-/, "") || null, execution_count: code ? executionCount(cellEl, table) : null, source: code ? sourceOf(cellEl, table) : undefined, outputs, where };
+    const id = (cellEl.getAttribute("data-uuid") || cellEl.id || "").replace(/^cell-/, "") || null;
+    return { el: cellEl, code, id, slot: windowSlot(cellEl, table), execution_count: code ? executionCount(cellEl, table) : null, source: code ? sourceOf(cellEl, table) : undefined, outputs, where };
+  }
+
+  /** A windowed list's index of a rendered cell (`data-windowed-list-index`), or null. */
+  function windowSlot(cellEl, table) {
+    for (const a of table.windowIndex || []) {
+      const v = cellEl.getAttribute(a);
+      if (v !== null && /^\d{1,6}$/.test(v)) return Number(v);
+    }
+    return null;
+  }
+
+  /**
+   * DOM cells of a windowed list in their notebook places: the gaps (cells detached because
+   * they are off screen) become cells with an `unreadable` output. Returns null when the list
+   * is not windowed.
+   */
+  function slotted(dom, sources) {
+    if (!dom.length || dom.some((d) => d.slot === null)) return null;
+    const bySlot = new Map(dom.map((d) => [d.slot, d]));
+    const last = Math.max(...dom.map((d) => d.slot));
+    const out = [];
+    for (let i = 0; i <= last; i++) {
+      const d = bySlot.get(i);
+      if (d) out.push(d);
+      else {
+        sources.virtualised++;
+        out.push({ el: null, code: true, id: null, slot: i, execution_count: null, source: undefined, outputs: [{ kind: "unreadable", reason: "virtualised" }], where: [{}] });
+      }
+    }
+    return out;
   }
 
   const errorOutput = (e) => ({ kind: "error", ename: e.ename, evalue: e.evalue, traceback: e.traceback.length ? e.traceback : [e.ename + ": " + e.evalue] });
@@ -344,7 +379,7 @@
         add({ execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs, ...(d.source !== undefined ? { source: d.source } : {}) }, d.where, d.el, d.id);
       }
     } else {
-      for (const d of dom) {
+      for (const d of slotted(dom, sources) || dom) {
         const cell = { execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
         if (d.source !== undefined) cell.source = d.source;
         add(cell, d.where, d.el, d.id);
@@ -360,6 +395,87 @@
       for (const o of c.outputs || []) if (o.kind === "unreadable") sources.unreadable++;
     }
     sources.frames = out.places.flat().filter((p) => p.frame).length;
+    return out;
+  }
+
+  /**
+   * Like collect(), but a windowed list (JupyterLab 4, Kaggle) is first scrolled through, a
+   * screen at a time, so that every cell renders once and is read; the scroll position is put
+   * back. Nothing of the notebook changes. Resolves to the collection, with every cell read
+   * while it was rendered (its element may be detached again: marks find it by its index).
+   */
+  async function collectAll(doc, model, page, { step = 0.8, wait = 60, max = 400 } = {}) {
+    const first = collect(doc, model, page);
+    const table = SELECTORS[first.adapter];
+    if (!table || !table.scroller || !first.sources.virtualised) return first;
+    const scroller = pick(doc, table.scroller).nodes.find((el) => el.scrollHeight > el.clientHeight) || null;
+    if (!scroller) return first;
+    const seen = new Map();
+    const read = () => {
+      for (const el of pick(doc, table.cell).nodes) {
+        const d = domCell(el, table);
+        if (d.slot !== null && !seen.has(d.slot)) seen.set(d.slot, d);
+      }
+    };
+    const back = scroller.scrollTop;
+    const pause = () => new Promise((r) => setTimeout(r, wait));
+    // The list renders on its own schedule (a scroll event, an animation frame): wait until
+    // cells new to us show, a few pauses at most.
+    const settle = async () => {
+      const before = seen.size;
+      for (let k = 0; k < 8; k++) {
+        await pause();
+        read();
+        if (seen.size > before) return;
+      }
+    };
+    try {
+      scroller.scrollTop = 0;
+      await settle();
+      for (let n = 0; n < max; n++) {
+        if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+        scroller.scrollTop += Math.max(1, scroller.clientHeight * step);
+        await settle();
+      }
+      read();
+    } finally {
+      scroller.scrollTop = back;
+    }
+    const dom = Array.from(seen.values()).sort((a, b) => a.slot - b.slot);
+    const sources = { ...first.sources, dom: dom.length, virtualised: 0, swept: dom.length };
+    const out = { adapter: first.adapter, version: first.version, cells: [], places: [], cellEls: [], ids: [], sources, fromModel: false };
+    for (const d of slotted(dom, sources) || dom) {
+      const cell = { index: out.cells.length, execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
+      if (d.source !== undefined) cell.source = d.source;
+      out.cells.push(cell);
+      out.places.push(d.where);
+      out.cellEls.push(d.el);
+      out.ids.push(d.id);
+    }
+    sources.unreadable = out.cells.reduce((n, c) => n + c.outputs.filter((o) => o.kind === "unreadable").length, 0);
+    return out;
+  }
+
+  /**
+   * `current` with the cells it could not see (virtualised) filled from `earlier`, a sweep of
+   * the same windowed list (collectAll); the cells it sees win. Returns a new collection.
+   */
+  function fillGaps(current, earlier) {
+    if (!earlier || earlier.adapter !== current.adapter || !current.sources.virtualised) return current;
+    const out = { ...current, cells: current.cells.slice(), places: current.places.slice(), cellEls: current.cellEls.slice(), ids: current.ids.slice(), sources: { ...current.sources } };
+    const gap = (c) => c && (c.outputs || []).length === 1 && c.outputs[0].kind === "unreadable" && c.outputs[0].reason === "virtualised";
+    for (let i = 0; i < earlier.cells.length; i++) {
+      if (i < out.cells.length && !gap(out.cells[i])) continue;
+      if (gap(earlier.cells[i])) continue;
+      out.cells[i] = { ...earlier.cells[i], index: i };
+      out.places[i] = earlier.places[i];
+      out.cellEls[i] = earlier.cellEls[i];
+      out.ids[i] = earlier.ids[i];
+      out.sources.virtualised = Math.max(0, out.sources.virtualised - 1);
+    }
+    out.sources.unreadable = out.cells.reduce((n, c) => n + ((c && c.outputs) || []).filter((o) => o.kind === "unreadable").length, 0);
+    out.sources.dom = out.cells.filter((c) => !gap(c)).length;
+    out.sources.swept = earlier.sources.swept;
     return out;
   }
 
@@ -563,7 +679,7 @@
     const out = { first: null, echoes: 0, unreadable: 0, frames: [], pending: [] };
     // Cells whose outputs could not be read: outlined, with a grey badge.
     for (const i of (result && result.unreadable) || []) {
-      const el = collected.cellEls[i];
+      const el = cellElement(doc, collected, i);
       if (!el) {
         out.pending.push(i);
         continue;
@@ -575,7 +691,7 @@
       out.unreadable++;
     }
     const f = result && result.first;
-    if (f && Number.isInteger(f.cell) && !collected.cellEls[f.cell]) {
+    if (f && Number.isInteger(f.cell) && !cellElement(doc, collected, f.cell)) {
       // A cell virtualised out of the page: marked when it renders (watch), found by reveal.
       out.first = "virtualised";
       out.pending.push(f.cell);
@@ -598,9 +714,10 @@
       }
     }
     for (const e of (result && result.echoes) || []) {
+      const cellEl = cellElement(doc, collected, e.cell);
       const place = collected.fromModel ? null : (collected.places[e.cell] || [])[e.output];
       if (place && place.frame) out.frames.push({ frame: place.frame, role: "echo", line: e.line });
-      const target = place && place.el ? place.el : collected.cellEls[e.cell];
+      const target = place && place.el && place.el.isConnected ? place.el : cellEl;
       if (target && !target.hasAttribute(ECHO)) {
         outline(target);
         out.echoes++;
@@ -611,10 +728,19 @@
 
   /** The element of cell `i`: known, or rendered since the collection (Colab's `cell-ID`). */
   function cellElement(doc, collected, i) {
-    if (collected.cellEls[i]) return collected.cellEls[i];
+    const known = collected.cellEls[i];
+    if (known && known.isConnected) return known;
     const id = collected.ids && collected.ids[i];
-    const el = id ? doc.getElementById("cell-" + id) : null;
-    if (el) collected.cellEls[i] = el;
+    const table = SELECTORS[collected.adapter] || {};
+    let el = id ? doc.getElementById("cell-" + id) || doc.getElementById(id) : null;
+    for (const a of table.windowIndex || []) {
+      if (!el) el = doc.querySelector("[" + a + '="' + i + '"]');
+    }
+    if (el) {
+      // Rendered anew: its outputs' elements are new too (same order as when it was read).
+      if (el !== known && table.cell) collected.places[i] = domCell(el, table).where;
+      collected.cellEls[i] = el;
+    }
     return el;
   }
 
@@ -629,6 +755,13 @@
     if (el) {
       el.scrollIntoView({ block: "center" });
       return "cell";
+    }
+    // A windowed list: its place, in proportion (the list renders the cells there).
+    const table = SELECTORS[collected.adapter] || {};
+    const scroller = table.scroller ? pick(doc, table.scroller).nodes.find((s) => s.scrollHeight > s.clientHeight) : null;
+    if (scroller && (table.windowIndex || []).length) {
+      scroller.scrollTop = Math.max(0, (scroller.scrollHeight * i) / Math.max(1, collected.cells.length) - scroller.clientHeight / 3);
+      return "near";
     }
     for (let d = 1; d < collected.cellEls.length; d++) {
       for (const j of [i - d, i + d]) {
@@ -648,7 +781,8 @@
    * `ms`. Returns a function that stops it.
    */
   function watch(doc, collected, pending, onRender, ms = 10 * 60 * 1000) {
-    const waiting = new Set(pending.filter((i) => collected.ids && collected.ids[i]));
+    const table = SELECTORS[collected.adapter] || {};
+    const waiting = new Set(pending.filter((i) => (collected.ids && collected.ids[i]) || (table.windowIndex || []).length));
     if (!waiting.size || !doc.body) return () => {};
     let timer = 0;
     const check = () => {
@@ -735,5 +869,5 @@
     return outer.length ? outer : doc.body ? [doc.body] : [];
   }
 
-  global.FirstAssertAdapters = { SELECTORS, detect, collect, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
+  global.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
 })(typeof globalThis !== "undefined" ? globalThis : window);

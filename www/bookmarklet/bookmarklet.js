@@ -72,7 +72,8 @@
   } catch (e) {
     model = undefined;
   }
-  const collected = A.collect(document, model, page);
+  // A windowed list (JupyterLab 4, Kaggle) is scrolled through once so every cell is read.
+  const collected = await A.collectAll(document, model, page);
   const cells = collected.cells.filter((c) => (c.outputs || []).length);
   if (!cells.length) return toast(T.none);
 

@@ -198,9 +198,29 @@
     });
   }
 
+  let sweep = null; // the last scroll-through of a windowed list (collectAll)
+  let sweeping = false;
+
+  /**
+   * The collection: a windowed list's off-screen cells come from a scroll-through, made once
+   * (and again when the user asks for a scan), not at every change: it moves the view.
+   */
+  async function collectNow(force) {
+    let c = A.collect(document, undefined, await readPageWorld());
+    if (c.sources.virtualised && adapter === "jupyterlab" && (force || !sweep)) {
+      sweeping = true;
+      try {
+        sweep = await A.collectAll(document, undefined, null);
+      } finally {
+        setTimeout(() => (sweeping = false), 200);
+      }
+    }
+    return A.fillGaps(c, sweep);
+  }
+
   /** Collects, and when something is worth analysing (or `force`), hands it to the panel. */
   async function scan({ force = false, show = false } = {}) {
-    const c = A.collect(document, undefined, await readPageWorld());
+    const c = await collectNow(force);
     const frames = c.places.flat().filter((p) => p.frame).map((p) => p.frame);
     await readFrames(frames);
     collected = withFrames(c);
@@ -243,7 +263,7 @@
     new MutationObserver((records) => {
       // Our own marks and panel do not count as changes.
       const ours = records.every((r) => r.target instanceof Element && r.target.closest("[data-first-assert-panel], [data-first-assert-part], [data-first-assert-badge]"));
-      if (!ours) schedule();
+      if (!ours && !sweeping) schedule();
     }).observe(root, { childList: true, subtree: true, characterData: true });
     schedule();
   });
