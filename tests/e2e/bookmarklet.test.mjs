@@ -184,3 +184,16 @@ test("JupyterLab with windowing: the bookmarklet scrolls through once, finds the
   assert.match(await page.locator("[data-first-assert-toast]").textContent(), /not on the page now/);
   await ctx.close();
 });
+
+test("JupyterLab: the kernel's lines after the error are still the first assert, marked, with its echoes", { timeout: 90_000 }, async () => {
+  const nb = hosts.nbs["late-stderr.ipynb"];
+  const want = await fileReport(nb);
+  assert.equal(want.cause.rule, "class-target-out-of-range");
+  const { ctx, page, popup } = await run(hosts.labUrl("late-stderr.ipynb"));
+  await popup.locator("[data-testid=cause]").waitFor();
+  assert.equal(await popup.locator("[data-testid=cause]").getAttribute("data-rule"), want.cause.rule);
+  await page.waitForSelector("[data-first-assert]");
+  assert.match(await page.locator("[data-first-assert]").textContent(), /Assertion `t >= 0 && t < n_classes` failed/);
+  assert.equal(await page.locator("[data-first-assert-echo]").count(), new Set(want.echoes.map((e) => `${e.cell}:${e.output}`)).size);
+  await ctx.close();
+});

@@ -220,6 +220,7 @@ test("Colab 2026: the MAIN-world script reads the page's notebook; the frames ar
 test("Kaggle, cells virtualised: one scroll-through reads them all; the first failing cell is marked when it is back on screen", { timeout: 120_000 }, async () => {
   const nb = hosts.nbs["kaggle-long.ipynb"];
   const want = await fileReport(nb);
+  assert.equal(want.cause.rule, "class-target-out-of-range");
   const { page } = await open(hosts.kaggleUrl("kaggle-long.ipynb", "?windowed=1"));
   const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
   const panel = await panelOf(page);
