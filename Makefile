@@ -8,15 +8,21 @@
 #                dist/extension (FIRST_ASSERT_ORIGIN sets the page's origin for the bookmarklet)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
 #   make report  the CLI's reports on the demo logs, in the terminal
+#   make dist    what a user hosts, installs and publishes, in dist/: the site (for ORIGIN, where
+#                it will be served; default the origin of make serve), the extension's zips, the
+#                npm package, the CLI's tarball
 
 CARGO ?= cargo
 PORT ?= 8000
+# Where make dist's site will be served from (a sub-path is fine), and where it writes.
+ORIGIN ?= http://127.0.0.1:$(PORT)
+DIST ?= dist
 # Seconds per fuzz target in make test (a smoke run; scripts/fuzz.sh 1200 for a long one).
 FUZZ_SECONDS ?= 60
 BIN := target/release/first-assert
 E2E := tests/e2e
 
-.PHONY: build test tools web serve report bench clean
+.PHONY: build test tools web serve report bench dist clean
 
 build:
 	$(CARGO) build --release --locked
@@ -39,6 +45,9 @@ test: tools
 	cd $(E2E) && node --test
 	@bash scripts/test-probe.sh
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+dist:
+	@bash scripts/dist.sh $(ORIGIN) $(DIST)
 
 report: build
 	@for f in www/demo/*; do printf '\n\033[1m=== %s\033[0m\n' "$$f"; $(BIN) --color always "$$f" || true; done

@@ -4,6 +4,7 @@
 //! path outside the root. Standard library only; one thread per connection.
 //!
 //! Usage: cargo run --release --example serve -- [--root www] [--host 127.0.0.1] [--port 8000]
+//! (`--print-csp` prints the policy and exits.)
 //! `--port 0` picks a free port. The first line on stdout is the address.
 
 use std::fs;
@@ -143,6 +144,11 @@ fn main() {
     let mut port: u16 = 8000;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        if a == "--print-csp" {
+            // The one copy of the policy: make dist writes it into the site's _headers.
+            println!("{CSP}");
+            return;
+        }
         let value = args.next();
         match (a.as_str(), value) {
             ("--root", Some(v)) => root = PathBuf::from(v),

@@ -2,7 +2,7 @@
 // function, with the page's origin filled in, written to www/pkg/bookmarklet.js (readable)
 // and www/pkg/bookmarklet.txt (the javascript: URL the page offers for dragging).
 //
-//   node scripts/build-bookmarklet.mjs [ORIGIN]     (default http://127.0.0.1:8000)
+//   node scripts/build-bookmarklet.mjs [ORIGIN] [OUTDIR]   (default http://127.0.0.1:8000, www/pkg)
 //
 // "Minified" only by dropping comment lines, indentation and blank lines: the sources keep
 // comments on lines of their own, so nothing else needs to understand JavaScript.
@@ -19,12 +19,15 @@ const squeeze = (src) =>
     .filter((l) => l && !l.startsWith("//"))
     .join("\n");
 
-/** The bookmarklet for a page served at `origin`: { code, url }. */
+/** The bookmarklet for a page served at `origin` (scheme://host[:port], and a path if the
+ * site lives under one): { code, url }. */
 export function build(origin) {
   origin = origin.replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/\s"'\\]+$/.test(origin)) throw new Error(`"${origin}" is not an origin (scheme://host[:port])`);
+  if (!/^https?:\/\/[^/\s"'\\?#]+(?:\/[\w.~%!$&()*+,;=:@/-]*)?$/.test(origin)) {
+    throw new Error(`"${origin}" is not a page address (scheme://host[:port][/path], no query)`);
+  }
   const adapters = readFileSync(path.join(root, "www/adapters/adapters.js"), "utf8");
-  const main = readFileSync(path.join(root, "www/bookmarklet/bookmarklet.js"), "utf8").replace("__FIRST_ASSERT_ORIGIN__", origin);
+  const main = readFileSync(path.join(root, "www/bookmarklet/bookmarklet.js"), "utf8").replace("__FIRST_ASSERT_PAGE__", origin);
   const code = `(function(){${squeeze(adapters)}\n${squeeze(main)}\n})();`;
   return { code, url: "javascript:" + encodeURIComponent(code).replace(/'/g, "%27") };
 }
@@ -38,7 +41,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`build-bookmarklet: ${e.message}`);
     process.exit(2);
   }
-  const out = path.join(root, "www/pkg");
+  const out = process.argv[3] ? path.resolve(process.argv[3]) : path.join(root, "www/pkg");
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, "bookmarklet.js"), b.code + "\n");
   writeFileSync(path.join(out, "bookmarklet.txt"), b.url);

@@ -1,7 +1,7 @@
 // Keeps the page working offline after the first visit. Network first, so a new version is
 // picked up as soon as it is online; the cache answers only when the network does not. Only
 // this origin's GET requests are handled (the page makes no others).
-const CACHE = "first-assert-v2";
+const CACHE = "first-assert-v3";
 const SHELL = [
   "./",
   "index.html",
@@ -15,6 +15,7 @@ const SHELL = [
   "pkg/first_assert_bg.wasm",
   "pkg/first-assert.en.json",
   "pkg/first-assert.zh.json",
+  "pkg/bookmarklet.txt",
   "demo/colab-nll-labels.ipynb",
   "demo/embedding-vocab.log",
   "demo/bce-range.log",

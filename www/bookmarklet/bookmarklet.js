@@ -10,7 +10,9 @@
 
 (async function (A) {
   "use strict";
-  const ORIGIN = "__FIRST_ASSERT_ORIGIN__";
+  // Where the page is served (a sub-path is fine); messages come from its origin.
+  const PAGE = "__FIRST_ASSERT_PAGE__";
+  const ORIGIN = new URL(PAGE).origin;
   const PREFIX = "first-assert:";
   const FRAGMENT_MAX = 1500000;
   const zh = (navigator.language || "").toLowerCase().startsWith("zh");
@@ -84,7 +86,7 @@
   } catch (e) {
     fragment = ""; // no CompressionStream: the handshake alone carries the cells
   }
-  const popup = window.open(ORIGIN + "/?embed" + fragment, "first-assert", "popup,width=780,height=900");
+  const popup = window.open(PAGE + "/?embed" + fragment, "first-assert", "popup,width=780,height=900");
   if (!popup) return toast(T.blocked);
 
   let answered = false;
