@@ -323,6 +323,29 @@
     return { outputs: outputs.filter((_, i) => keep[i]), where: where.filter((_, i) => keep[i]) };
   }
 
+  /** An empty collection, and the function that adds a cell to it (`addDom` a DOM cell). */
+  function collection(adapter, version, sources) {
+    const out = { adapter, version, cells: [], places: [], cellEls: [], ids: [], sources, fromModel: false };
+    const add = (cell, where, el, id) => {
+      cell.index = out.cells.length;
+      out.cells.push(cell);
+      out.places.push(where);
+      out.cellEls.push(el);
+      out.ids.push(id);
+    };
+    const addDom = (d) => {
+      const cell = { execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
+      if (d.source !== undefined) cell.source = d.source;
+      add(cell, d.where, d.el, d.id);
+    };
+    return { out, add, addDom };
+  }
+
+  /** How many outputs of `cells` could not be read. */
+  function unreadableCount(cells) {
+    return cells.reduce((n, c) => n + ((c && c.outputs) || []).filter((o) => o.kind === "unreadable").length, 0);
+  }
+
   /**
    * Reads the notebook: { adapter, version, cells (the engine's cell-list shape), places,
    * cellEls, ids, sources }. `places[i]` lists, for cell i, its outputs as { el } (readable)
@@ -342,14 +365,7 @@
     if (!table || !table.cell) return collectGeneric(doc);
     const dom = pick(doc, table.cell).nodes.map((el) => domCell(el, table));
     const sources = { adapter, version: table.version, page: page ? page.length : null, json: null, dom: dom.length, frames: 0, unreadable: 0, virtualised: 0 };
-    const out = { adapter, version: table.version, cells: [], places: [], cellEls: [], ids: [], sources, fromModel: false };
-    const add = (cell, where, el, id) => {
-      cell.index = out.cells.length;
-      out.cells.push(cell);
-      out.places.push(where);
-      out.cellEls.push(el);
-      out.ids.push(id);
-    };
+    const { out, add, addDom } = collection(adapter, table.version, sources);
     if (page && page.length) {
       const byId = new Map(dom.filter((d) => d.id).map((d) => [d.id, d]));
       const byEl = new Map(dom.map((d) => [d.el, d]));
@@ -375,15 +391,9 @@
         if (source !== undefined) cell.source = source;
         add(cell, where, d ? d.el : p.element, p.id);
       }
-      for (const d of dom.filter((d) => !used.has(d))) {
-        add({ execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs, ...(d.source !== undefined ? { source: d.source } : {}) }, d.where, d.el, d.id);
-      }
+      for (const d of dom.filter((d) => !used.has(d))) addDom(d);
     } else {
-      for (const d of slotted(dom, sources) || dom) {
-        const cell = { execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
-        if (d.source !== undefined) cell.source = d.source;
-        add(cell, d.where, d.el, d.id);
-      }
+      for (const d of slotted(dom, sources) || dom) addDom(d);
       const fromJson = modelCells(model, out.cells.length);
       if (fromJson) {
         sources.json = fromJson.length;
@@ -391,9 +401,7 @@
         out.fromModel = true;
       }
     }
-    for (const c of out.cells) {
-      for (const o of c.outputs || []) if (o.kind === "unreadable") sources.unreadable++;
-    }
+    sources.unreadable = unreadableCount(out.cells);
     sources.frames = out.places.flat().filter((p) => p.frame).length;
     return out;
   }
@@ -443,16 +451,9 @@
     }
     const dom = Array.from(seen.values()).sort((a, b) => a.slot - b.slot);
     const sources = { ...first.sources, dom: dom.length, virtualised: 0, swept: dom.length };
-    const out = { adapter: first.adapter, version: first.version, cells: [], places: [], cellEls: [], ids: [], sources, fromModel: false };
-    for (const d of slotted(dom, sources) || dom) {
-      const cell = { index: out.cells.length, execution_count: d.execution_count, cell_type: d.code ? "code" : "markdown", outputs: d.outputs };
-      if (d.source !== undefined) cell.source = d.source;
-      out.cells.push(cell);
-      out.places.push(d.where);
-      out.cellEls.push(d.el);
-      out.ids.push(d.id);
-    }
-    sources.unreadable = out.cells.reduce((n, c) => n + c.outputs.filter((o) => o.kind === "unreadable").length, 0);
+    const { out, addDom } = collection(first.adapter, first.version, sources);
+    for (const d of slotted(dom, sources) || dom) addDom(d);
+    sources.unreadable = unreadableCount(out.cells);
     return out;
   }
 
@@ -473,7 +474,7 @@
       out.ids[i] = earlier.ids[i];
       out.sources.virtualised = Math.max(0, out.sources.virtualised - 1);
     }
-    out.sources.unreadable = out.cells.reduce((n, c) => n + ((c && c.outputs) || []).filter((o) => o.kind === "unreadable").length, 0);
+    out.sources.unreadable = unreadableCount(out.cells);
     out.sources.dom = out.cells.filter((c) => !gap(c)).length;
     out.sources.swept = earlier.sources.swept;
     return out;
@@ -869,5 +870,5 @@
     return outer.length ? outer : doc.body ? [doc.body] : [];
   }
 
-  global.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
+  global.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, unreadableCount, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
 })(typeof globalThis !== "undefined" ? globalThis : window);

@@ -225,7 +225,7 @@
     await readFrames(frames);
     collected = withFrames(c);
     collected.sources = { ...c.sources, framesRead: frames.filter((f) => frameTexts.has(f)).length };
-    collected.sources.unreadable = collected.cells.reduce((n, cell) => n + (cell.outputs || []).filter((o) => o.kind === "unreadable").length, 0);
+    collected.sources.unreadable = A.unreadableCount(collected.cells);
     const text = JSON.stringify(collected.cells);
     const signal = SIGNAL.test(text);
     if (!signal && !force) {
