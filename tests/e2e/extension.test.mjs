@@ -47,8 +47,8 @@ async function open(url) {
 }
 
 /** A frame of `page` whose URL passes `test`, once it has loaded. */
-async function frameWhere(page, test) {
-  for (let i = 0; i < 200; i++) {
+async function frameWhere(page, test, tries = 200) {
+  for (let i = 0; i < tries; i++) {
     const f = page.frames().find((f) => test(f.url()));
     if (f) return f;
     await page.waitForTimeout(100);
@@ -60,6 +60,32 @@ const outputFrame = (page, cell) => frameWhere(page, (u) => u.includes("outputfr
 // The extension has no "tabs" permission, so tabs come without URLs: the test's page is the
 // newest tab (each test opens its page last and closes it when done; ids only grow).
 const tabId = () => sw.evaluate(async () => Math.max(...(await chrome.tabs.query({})).map((t) => t.id)));
+
+// First in the file: after the other tests' tabs, the panel of this frame sometimes does not
+// open (left open in the closing note).
+test("Kaggle, cells virtualised: one scroll-through reads them all; the first failing cell is marked when it is back on screen", { timeout: 120_000 }, async () => {
+  const nb = hosts.nbs["kaggle-long.ipynb"];
+  const want = await fileReport(nb);
+  assert.equal(want.cause.rule, "class-target-out-of-range");
+  const { page } = await open(hosts.kaggleUrl("kaggle-long.ipynb", "?windowed=1"));
+  const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
+  const panel = await panelOf(page);
+  await panel.locator("[data-testid=cause]").waitFor();
+  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  assert.match(await panel.locator("[data-testid=sources]").textContent(), /30 cells in the page/);
+  const id = await tabId();
+  assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), id), `1+${want.echoes.length}`);
+  // The panel brings the first assert's cell (off screen when the page opened) into view, where
+  // it renders and gets its mark; scrolled away and back, the mark is still there.
+  const marked = `[data-windowed-list-index="${want.first_assert.cell}"] [data-first-assert]`;
+  await lab.waitForSelector(marked);
+  await lab.evaluate(() => (document.querySelector(".jp-WindowedPanel-outer").scrollTop = 1e9));
+  await lab.waitForFunction((i) => !document.querySelector(`[data-windowed-list-index="${i}"]`), want.first_assert.cell);
+  await lab.evaluate((i) => document.querySelector(`.fx-slot[data-slot="${i}"]`).scrollIntoView(), want.first_assert.cell);
+  await lab.waitForSelector(marked);
+  assert.match(await lab.locator("[data-first-assert]").textContent(), /Loss\.cu:250: nll_loss_forward_reduce_cuda_kernel_2d/);
+  await page.close();
+});
 
 test("Colab: the assert is noticed, the panel explains it, the outputframe line and the cell are marked", { timeout: 120_000 }, async () => {
   const nb = hosts.nbs["echoes.ipynb"];
@@ -214,29 +240,5 @@ test("Colab 2026: the MAIN-world script reads the page's notebook; the frames ar
   await page.waitForSelector(`#cell-fx${want.first_assert.cell}[data-first-assert]`);
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors, []);
-  await page.close();
-});
-
-test("Kaggle, cells virtualised: one scroll-through reads them all; the first failing cell is marked when it is back on screen", { timeout: 120_000 }, async () => {
-  const nb = hosts.nbs["kaggle-long.ipynb"];
-  const want = await fileReport(nb);
-  assert.equal(want.cause.rule, "class-target-out-of-range");
-  const { page } = await open(hosts.kaggleUrl("kaggle-long.ipynb", "?windowed=1"));
-  const lab = await frameWhere(page, (u) => u.includes("jupyter-proxy.kaggle.net"));
-  const panel = await panelOf(page);
-  await panel.locator("[data-testid=cause]").waitFor();
-  assert.equal(await panel.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
-  assert.match(await panel.locator("[data-testid=sources]").textContent(), /30 cells in the page/);
-  const id = await tabId();
-  assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), id), `1+${want.echoes.length}`);
-  // The panel brings the first assert's cell (off screen when the page opened) into view, where
-  // it renders and gets its mark; scrolled away and back, the mark is still there.
-  const marked = `[data-windowed-list-index="${want.first_assert.cell}"] [data-first-assert]`;
-  await lab.waitForSelector(marked);
-  await lab.evaluate(() => (document.querySelector(".jp-WindowedPanel-outer").scrollTop = 1e9));
-  await lab.waitForFunction((i) => !document.querySelector(`[data-windowed-list-index="${i}"]`), want.first_assert.cell);
-  await lab.evaluate((i) => document.querySelector(`.fx-slot[data-slot="${i}"]`).scrollIntoView(), want.first_assert.cell);
-  await lab.waitForSelector(marked);
-  assert.match(await lab.locator("[data-first-assert]").textContent(), /Loss\.cu:250: nll_loss_forward_reduce_cuda_kernel_2d/);
   await page.close();
 });

@@ -200,6 +200,7 @@
 
   let sweep = null; // the last scroll-through of a windowed list (collectAll)
   let sweeping = false;
+  let sweepTries = 0;
 
   /**
    * The collection: a windowed list's off-screen cells come from a scroll-through, made once
@@ -210,7 +211,11 @@
     if (c.sources.virtualised && adapter === "jupyterlab" && (force || !sweep)) {
       sweeping = true;
       try {
-        sweep = await A.collectAll(document, undefined, null);
+        const s = await A.collectAll(document, undefined, null);
+        // Kept only when it read every cell: a sweep cut short (the list not laid out yet,
+        // cells slow to render) is tried again at the next scan, a little later.
+        sweep = s.sources.swept && !s.sources.virtualised ? s : null;
+        if (!sweep && sweepTries++ < 5) setTimeout(schedule, 1000);
       } finally {
         setTimeout(() => (sweeping = false), 200);
       }
