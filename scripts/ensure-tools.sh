@@ -5,7 +5,8 @@
 #
 # wasm-target   the rustup target wasm32-unknown-unknown
 # wasm-bindgen  wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock
-# chromium      Debian's chromium and chromium-driver (apt-get, only when running as root)
+# chromium      Debian's chromium and chromium-driver, and fonts-noto-cjk so the Chinese page's
+#               screenshots show characters, not boxes (apt-get, only when running as root)
 # npm           the npm packages of tests/e2e, from its lockfile (npm ci)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
@@ -61,10 +62,10 @@ apt_install() {
 }
 
 chromium() {
-  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null && [ -d /usr/share/fonts/opentype/noto ]; then
     return
   fi
-  apt_install "the browser tests" chromium chromium-driver
+  apt_install "the browser tests" chromium chromium-driver fonts-noto-cjk
 }
 
 npm_packages() {

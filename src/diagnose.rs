@@ -103,7 +103,8 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         probe: probe.as_ref(),
     };
     let checklist = checklist::steps(&ctx);
-    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), echo_count, lang);
+    let echo_cells = distinct_cells(&echoes);
+    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
     let headline = headline(
         verdict,
         first_kernel.as_ref(),
@@ -184,6 +185,18 @@ fn echoes(
         echo_count += facts.host_total.saturating_sub(facts.host.len() as u64);
     }
     (echoes, echo_count, other_errors)
+}
+
+/// How many cells the echoes are in (the first assert's own cell counts only when an echo is
+/// there too).
+fn distinct_cells(echoes: &[Echo]) -> usize {
+    let mut cells: Vec<u32> = Vec::new();
+    for c in echoes.iter().filter_map(|e| e.at.cell) {
+        if !cells.contains(&c) {
+            cells.push(c);
+        }
+    }
+    cells.len()
 }
 
 /// The cause the evidence points at, with the other causes it leaves open.
@@ -759,6 +772,19 @@ fn site_label(k: &KernelHit) -> String {
     s
 }
 
+/// `s` cut to at most `max` bytes at a space (not mid-word), with an ellipsis when it was cut.
+fn clip_words(s: &str, max: usize) -> String {
+    let cut = crate::scan::normalize::clip(s, max);
+    if cut.len() == s.len() {
+        return s.to_string();
+    }
+    let end = match cut.rfind(' ') {
+        Some(i) if i >= max / 2 => i,
+        _ => cut.len(),
+    };
+    format!("{}…", cut[..end].trim_end())
+}
+
 fn headline(
     verdict: Verdict,
     kernel: Option<&KernelHit>,
@@ -785,8 +811,7 @@ fn headline(
         }
         Verdict::OtherCudaError => {
             let o = other.expect("an other error");
-            let error = crate::scan::normalize::clip(&o.text, 160);
-            Msg::HeadlineOther.fill(lang, &[("error", &error), ("at", &location(lang, &o.at))])
+            Msg::HeadlineOther.fill(lang, &[("error", &clip_words(&o.text, 160)), ("at", &location(lang, &o.at))])
         }
         Verdict::Clean => Msg::HeadlineClean.text(lang).to_string(),
         Verdict::Unreadable => Msg::HeadlineUnreadable.fill(lang, &[("n", &unreadable)]),
@@ -814,7 +839,7 @@ fn notes(
     kernel: Option<&KernelHit>,
     host: Option<&HostHit>,
     raised: Option<&RaisedAt>,
-    echo_count: u64,
+    (echo_count, echo_cells): (u64, usize),
     lang: Lang,
 ) -> Vec<Note> {
     let mut notes = Vec::new();
@@ -845,14 +870,8 @@ fn notes(
         add("several_sites", Msg::NoteSeveralSites.fill(lang, &[("n", &facts.sites.len())]));
     }
     if verdict == Verdict::DeviceAssert && echo_count > 1 {
-        let mut cells: Vec<u32> = Vec::new();
-        for c in facts.host.iter().filter_map(|h| h.loc.at.cell) {
-            if !cells.contains(&c) {
-                cells.push(c);
-            }
-        }
-        if cells.len() > 1 {
-            add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &cells.len())]));
+        if echo_cells > 1 {
+            add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &echo_cells)]));
         }
     }
     if facts.time_reversed {

@@ -13,7 +13,7 @@ const MAX_BYTES = 100 * 1024 * 1024;
 const DEBOUNCE_MS = 150;
 /** Pastes longer than this are analysed without going into the paste box: a text area holding
  * megabytes makes the browser slow at every keystroke and scroll. */
-const SHOW_LIMIT = 2 * 1024 * 1024;
+const SHOW_LIMIT = 256 * 1024;
 const LANG_KEY = "first-assert:lang";
 
 const $ = (id) => document.getElementById(id);
@@ -115,12 +115,15 @@ function options() {
 
 /** Runs one analysis (a function of the options) and shows it; engine errors (a broken
  * notebook, a binary file) become a clear message instead of a report. */
-function show(analyse, origin = "") {
+function show(analyse, origin = "", reveal = false) {
   last = { analyse, origin };
   try {
     const report = analyse(options());
     view.show(report, session, catalogues[lang]);
-    status(origin);
+    // The live region says the verdict after every analysis, not only where the input came from.
+    status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
+    // After a paste, a file, a drop or a demo (not each keystroke) the answer comes into view.
+    if (reveal) view.focusAnswer();
     // On Colab without the kernel's lines: the place to add them opens.
     if (report.notes?.some((n) => n.id === "kernel_lines_in_runtime_log")) $("runtime-log-panel").open = true;
     return report;
@@ -131,9 +134,27 @@ function show(analyse, origin = "") {
   }
 }
 
-function analyseBytes(bytes, name, origin) {
+function analyseBytes(bytes, name, origin, reveal = false) {
   if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
-  return show((o) => session.analyzeBytes(bytes, name ?? undefined, o), origin);
+  return show((o) => session.analyzeBytes(bytes, name ?? undefined, o), origin, reveal);
+}
+
+const decoder = new TextDecoder();
+/** A log from a Chinese Windows console (GBK / GB18030, no byte-order mark) as UTF-8, with a
+ * word in the origin; null when the bytes are UTF-8, UTF-16, a notebook or not text at all. */
+function fromGb18030(bytes) {
+  if (bytes.includes(0) || (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return null;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return null; // UTF-8 already
+  } catch {
+    // not UTF-8: try the browser's own GB18030 decoder, strictly
+  }
+  try {
+    return encoder.encode(new TextDecoder("gb18030", { fatal: true }).decode(bytes));
+  } catch {
+    return null; // neither: the engine reads it as it can and says so
+  }
 }
 
 const encoder = new TextEncoder();
@@ -143,8 +164,11 @@ function analysePasted() {
   if (text.length > MAX_BYTES) return tooLarge(text.length);
   // As bytes, so a pasted notebook is read as one and the checklist of a log is the same
   // whether it was pasted or opened.
-  analyseBytes(encoder.encode(text), null, "");
+  analyseBytes(encoder.encode(text), null, "", revealNext);
+  revealNext = false;
 }
+/** Whether the next analysis of the paste box follows a paste (then the answer comes into view). */
+let revealNext = false;
 
 function clearReport() {
   last = null;
@@ -165,11 +189,18 @@ function clearReport() {
 
 async function openFile(file) {
   if (!file) return;
+  if (file.type.startsWith("image/")) return status(fill("page_image"), "error");
   if (file.size > MAX_BYTES) return tooLarge(file.size);
   try {
-    const bytes = new Uint8Array(await file.arrayBuffer());
+    let bytes = new Uint8Array(await file.arrayBuffer());
+    let origin = `${file.name} · ${Math.max(1, Math.round(file.size / 1024))} KB`;
+    const gb = fromGb18030(bytes);
+    if (gb) {
+      bytes = gb;
+      origin = fill("page_gb18030", { origin });
+    }
     $("log").value = "";
-    analyseBytes(bytes, file.name, `${file.name} · ${Math.max(1, Math.round(file.size / 1024))} KB`);
+    analyseBytes(bytes, file.name, origin, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -181,8 +212,8 @@ async function openDemo(name) {
     if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
     const bytes = new Uint8Array(await res.arrayBuffer());
     // A log is shown in the paste box; a notebook's JSON would only be noise there.
-    $("log").value = name.endsWith(".ipynb") ? "" : new TextDecoder().decode(bytes);
-    analyseBytes(bytes, name, name);
+    $("log").value = name.endsWith(".ipynb") ? "" : decoder.decode(bytes);
+    analyseBytes(bytes, name, name, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -215,12 +246,22 @@ function wire() {
   });
   $("log").addEventListener("paste", (e) => {
     const text = e.clipboardData?.getData("text/plain") ?? "";
-    if (text.length <= SHOW_LIMIT) return; // the box takes it; "input" follows
+    if (text.length <= SHOW_LIMIT) {
+      revealNext = true; // the box takes it; "input" follows
+      return;
+    }
     e.preventDefault();
     clearTimeout(timer);
     $("log").value = "";
     if (text.length > MAX_BYTES) return tooLarge(text.length);
-    analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }));
+    analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }), true);
+  });
+  // The card's "add the runtime log" step: the box for it opens, ready for a paste.
+  $("report").addEventListener("fa-runtime-log", () => {
+    const panel = $("runtime-log-panel");
+    panel.open = true;
+    panel.scrollIntoView({ block: "center" });
+    $("runtime-log").focus({ preventScroll: true });
   });
   $("file").addEventListener("change", (e) => {
     openFile(e.target.files?.[0]);

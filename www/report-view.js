@@ -37,6 +37,15 @@ function text(tag, cls, s) {
   return e;
 }
 
+/** Prose from the catalogue: `quoted` parts become <code>, never raw backticks. */
+function prose(tag, cls, s) {
+  const e = el(tag, cls);
+  sanitize(s)
+    .split("`")
+    .forEach((part, i) => e.append(i % 2 ? Object.assign(el("code"), { textContent: part }) : part));
+  return e;
+}
+
 /** Like text() for several lines (code): line breaks stay. */
 function linesText(tag, cls, s) {
   const e = el(tag, cls);
@@ -57,15 +66,19 @@ function storage() {
   }
 }
 
-function loadDone(key) {
+/** The ticks kept for an error: which steps, and the input they were ticked on. */
+function loadTicks(key) {
   const done = new Set();
+  let input = null;
   try {
-    const ids = JSON.parse(storage()?.getItem(key) ?? "[]");
-    if (Array.isArray(ids)) for (const id of ids.slice(0, 32)) if (typeof id === "string" && id.length < 64) done.add(id);
+    const kept = key ? JSON.parse(storage()?.getItem(key) ?? "null") : null;
+    const ids = Array.isArray(kept?.done) ? kept.done : [];
+    for (const id of ids.slice(0, 32)) if (typeof id === "string" && id.length < 64) done.add(id);
+    if (typeof kept?.input === "string") input = kept.input;
   } catch {
     // unreadable: nothing ticked
   }
-  return done;
+  return { done, input };
 }
 
 export class ReportView {
@@ -103,7 +116,9 @@ export class ReportView {
     this.session = session;
     this.key = session?.storageKey?.() ?? null;
     if (!sameInput) this.target = null;
-    this.done = this.key ? loadDone(this.key) : new Set();
+    const kept = loadTicks(this.ticksKey());
+    this.done = kept.done;
+    this.continued = kept.done.size > 0 && kept.input !== this.key;
     this.render();
   }
 
@@ -117,28 +132,116 @@ export class ReportView {
     root.setAttribute("lang", r.lang === "zh" ? "zh-Hans" : "en");
     root.setAttribute("data-verdict", r.verdict);
 
-    const head = text("p", "fa-headline", r.headline);
-    head.setAttribute("data-testid", "headline");
-    head.setAttribute("role", "status");
-    root.append(head);
-
-    if (r.first_assert) this.firstAssert(r.first_assert);
+    this.card(r);
     if (r.cause) this.cause(r.cause);
     if (r.stack) this.stack(r.stack, r.raised_at);
     if (r.echo_count > 0) this.echoes(r);
     if (r.other_errors?.length) this.others(r.other_errors);
     if (this.session && r.verdict !== "clean") this.map();
     if (r.checklist?.length) this.checklist(r.checklist);
-    if (r.notes?.length) {
+    // The note the card turned into its next step is not said twice.
+    const notes = (r.notes ?? []).filter((n) => n.id !== this.cardNote);
+    if (notes.length) {
       const s = this.section("notes", this.t("view_notes_title"));
       const ul = el("ul", "fa-notes");
-      for (const n of r.notes) {
-        const li = text("li", "", n.text);
+      for (const n of notes) {
+        const li = prose("li", "", n.text);
         li.setAttribute("data-note", n.id);
         ul.append(li);
       }
       s.append(ul);
     }
+  }
+
+  /** A label and its value, with the colon of the report's language. */
+  label(key, value) {
+    return this.t("view_label", { label: this.t(key), value });
+  }
+
+  /** The answer first: the cause with its certainty, one plain sentence, the record with the
+   * failed check marked, the blamed line, where it is, and the next step. */
+  card(r) {
+    const card = el("section", "fa-card");
+    card.setAttribute("data-testid", "answer");
+    card.setAttribute("aria-labelledby", "fa-answer-title");
+    card.setAttribute("data-headline", r.headline);
+    const c = r.cause && r.cause.rule !== "no-evidence" ? r.cause : null;
+    const title = el("h2", "fa-answer-title");
+    title.id = "fa-answer-title";
+    title.tabIndex = -1;
+    title.setAttribute("data-testid", "answer-title");
+    if (c) {
+      title.append(text("span", "", c.title));
+      const pct = Math.round(c.confidence * 100);
+      if (pct > 0) {
+        const sure = text("span", "fa-confidence", this.t("view_sure", { pct }));
+        sure.setAttribute("data-confidence", String(pct));
+        title.append(" ", sure);
+      }
+    } else {
+      title.textContent = sanitize(r.headline);
+    }
+    card.append(title);
+    if (c) card.append(prose("p", "fa-summary", c.summary));
+    else if (r.verdict === "other_cuda_error" && r.other_errors?.[0]) card.append(text("p", "fa-summary", r.other_errors[0].explanation));
+    if (r.first_assert) this.firstAssert(card, r.first_assert);
+    const code = r.raised_at?.user_frame?.code;
+    if (code != null && r.stack) {
+      const b = el("p", "fa-blamed");
+      b.append(text("span", "", this.label("view_blamed", "")), text("code", "", code), " ");
+      b.append(text("span", r.stack.trustworthy ? "fa-badge ok" : "fa-badge warn", this.t(r.stack.trustworthy ? "view_trusted" : "view_untrusted")));
+      card.append(b);
+    }
+    if (r.verdict === "clean" || r.verdict === "unreadable") card.append(this.readSummary(r));
+    this.next(card, r);
+    this.root.append(card);
+  }
+
+  /** What was read: lines, cells, CUDA errors (a clean verdict says what it stands on). */
+  readSummary(r) {
+    const errors = (r.first_assert ? 1 : 0) + (r.echo_count ?? 0) + (r.other_errors?.length ?? 0);
+    const i = r.input ?? {};
+    const p = text("p", "fa-read", this.t(i.cells != null ? "view_read_cells" : "view_read_text", { lines: i.lines ?? 0, cells: i.cells ?? 0, errors }));
+    p.setAttribute("data-testid", "read-summary");
+    return p;
+  }
+
+  /** The next step, as a button: the probe cell, the runtime log, or the checklist. */
+  next(card, r) {
+    this.cardNote = null;
+    const box = el("div", "fa-next");
+    box.setAttribute("data-testid", "next-step");
+    const runtimeLog = r.notes?.find((n) => n.id === "kernel_lines_in_runtime_log");
+    let button;
+    if (runtimeLog) {
+      this.cardNote = runtimeLog.id;
+      box.append(text("p", "", this.t("view_next_runtime_log")));
+      button = text("button", "button primary", this.t("view_add_runtime_log"));
+      button.setAttribute("data-action", "runtime-log");
+    } else if (r.probe?.code) {
+      box.append(text("p", "", this.t("view_next_probe")));
+      button = text("button", "button primary fa-copy-probe", this.t("view_copy_probe"));
+      button.setAttribute("data-action", "copy");
+      button.setAttribute("data-copy", String(this.snippets.length));
+      button.setAttribute("data-label", this.t("view_copy_probe"));
+      this.snippets.push(r.probe.code);
+    } else if (r.checklist?.length && r.verdict !== "clean") {
+      box.append(text("p", "", this.t("view_next_steps")));
+      button = text("button", "button primary", this.t("view_go_steps"));
+      button.setAttribute("data-action", "steps");
+    } else return;
+    button.type = "button";
+    box.prepend(text("h3", "", this.t("view_next")));
+    box.append(button);
+    card.append(box);
+  }
+
+  /** Moves the reader to the answer (after a paste, a file, a drop or a demo). */
+  focusAnswer() {
+    const title = this.root.querySelector("#fa-answer-title");
+    if (!title) return;
+    title.scrollIntoView({ block: "start" });
+    title.focus({ preventScroll: true });
   }
 
   section(testid, title) {
@@ -151,15 +254,28 @@ export class ReportView {
 
   paragraphs(parent, s) {
     for (const p of String(s ?? "").split("\n\n").map((p) => p.trim()).filter(Boolean)) {
-      parent.append(text("p", "", p.replaceAll("\n", " ")));
+      parent.append(prose("p", "", p.replaceAll("\n", " ")));
     }
   }
 
   lineRow(no, s, mark) {
     const row = el("div", `fa-line mark-${mark}`);
     row.setAttribute("data-line", String(no));
-    row.append(text("span", "fa-no", String(no)), text("code", "fa-text", s));
+    const code = el("code", "fa-text");
+    const sr = { first: "view_sr_first", echo: "view_sr_echo", other: "view_sr_other", evidence: "view_sr_evidence" }[mark];
+    if (sr) code.append(text("span", "fa-sr", this.t(sr)));
+    code.append(sanitize(s));
+    row.append(text("span", "fa-no", String(no)), code);
     return row;
+  }
+
+  /** A box of lines: a region a keyboard can reach and a screen reader can name. */
+  linesBox(label) {
+    const box = el("div", "fa-lines");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", label);
+    box.tabIndex = 0;
+    return box;
   }
 
   jumpButton(label, cell, line, log = false) {
@@ -181,6 +297,10 @@ export class ReportView {
     // A page of code (the probe cell) scrolls in its box; its copy button takes all of it.
     const wrap = el("div", code.split("\n").length > 24 ? "fa-code fa-code-long" : "fa-code");
     const pre = el("pre");
+    // It may scroll: a region a keyboard can reach.
+    pre.tabIndex = 0;
+    pre.setAttribute("role", "region");
+    pre.setAttribute("aria-label", this.t("view_code"));
     pre.append(linesText("code", "", code));
     const b = text("button", "fa-copy", this.t("view_copy"));
     b.type = "button";
@@ -202,58 +322,82 @@ export class ReportView {
     parent.append(document.createTextNode(t.slice(0, i)), mark, document.createTextNode(t.slice(i + m.length)));
   }
 
-  firstAssert(f) {
-    const s = this.section("first-assert", this.t("view_first_title"));
-    s.append(text("p", "fa-where", this.where(f)));
-    const ctx = el("div", "fa-lines");
-    for (const c of f.context ?? []) if (c.line < f.line) ctx.append(this.lineRow(c.line, c.text, "none"));
-    const first = this.lineRow(f.line, f.text, "first");
-    first.setAttribute("data-testid", "first-assert-line");
-    ctx.append(first);
-    const last = f.end_line ?? f.line;
-    for (const c of f.context ?? []) if (c.line > last) ctx.append(this.lineRow(c.line, c.text, "none"));
-    s.append(ctx);
+  /** The first assert inside the card: where it is, its line with the glued prefix dimmed and
+   * the failed condition marked, and the kernel site's details. */
+  firstAssert(card, f) {
+    const s = el("div", "fa-first");
+    s.setAttribute("data-testid", "first-assert");
     const site = f.site;
-    if (!site) return;
-    const det = el("details", "fa-site");
-    let sum = site.file.split(/[\\/]/).pop();
-    if (site.line != null) sum += `:${site.line}`;
-    const name = site.name ?? site.function;
-    if (name) sum += ` · ${name}`;
-    if (site.condition != null) sum += ` · \`${site.condition}\``;
-    det.append(text("summary", "", `${this.t("view_site")}: ${sum}`));
+    const where = el("p", "fa-where");
+    where.append(this.jumpTo(f));
+    if (site) {
+      let at = site.file.split(/[\\/]/).pop();
+      if (site.line != null) at += `:${site.line}`;
+      const name = site.name ?? site.function;
+      where.append(" ", text("code", "fa-site-name", name ? `${at} · ${name}` : at));
+    }
     const rep = f.repeats;
-    if (rep) {
-      det.append(
-        text("p", "", this.t("report_repeats", {
-          count: rep.count,
-          threads: Math.max(rep.threads, 1),
-          blocks: Math.max(rep.blocks, 1),
-          last: rep.last_line,
-        })),
-      );
-      if (rep.block_range && rep.thread_range) {
+    if (rep && rep.count > 1) where.append(" ", text("span", "fa-repeats", this.repeats(rep)));
+    s.append(where);
+    const box = this.linesBox(this.t("view_record_label", { at: this.where(f) }));
+    box.classList.add("fa-record");
+    const row = el("div", "fa-line mark-first");
+    row.setAttribute("data-line", String(f.line));
+    row.setAttribute("data-testid", "first-assert-line");
+    const code = el("code", "fa-text");
+    code.append(text("span", "fa-sr", this.t("view_sr_first")));
+    const t = sanitize(f.text);
+    const start = site?.file ? Math.max(0, t.indexOf(sanitize(site.file))) : 0;
+    if (start > 0) {
+      // A progress bar or a prefix glued in front: dimmed, cut short, the record on its own line.
+      const glued = text("span", "fa-glued", t.slice(0, start));
+      glued.title = this.t("view_glued");
+      code.append(glued);
+    }
+    const rest = t.slice(start);
+    const cond = site?.condition != null ? sanitize(site.condition) : "";
+    const at = cond ? rest.indexOf(cond) : -1;
+    if (at < 0) code.append(rest);
+    else {
+      const mark = text("mark", "fa-cond", rest.slice(at, at + cond.length));
+      mark.setAttribute("data-testid", "failed-check");
+      code.append(rest.slice(0, at), mark, rest.slice(at + cond.length));
+    }
+    if (f.text_truncated) code.append("…");
+    row.append(text("span", "fa-no", String(f.line)), code);
+    box.append(row);
+    s.append(box);
+    if (cond) {
+      const label = el("p", "fa-check-label");
+      label.append(text("span", "", this.label("view_failed_check", "")), text("code", "", cond));
+      s.append(label);
+    }
+    if (site) {
+      const det = el("details", "fa-site");
+      det.append(text("summary", "", this.t("view_site")));
+      if (rep?.block_range && rep.thread_range) {
         det.append(text("p", "", this.t("view_ranges", { blocks: range(rep.block_range), threads: range(rep.thread_range) })));
       }
+      det.append(text("p", "fa-path", site.file));
+      if (site.function) det.append(text("p", "fa-path", site.function));
+      s.append(det);
     }
-    det.append(text("p", "fa-path", site.file));
-    if (site.function) det.append(text("p", "fa-path", site.function));
-    s.append(det);
+    card.append(s);
+  }
+
+  /** "8 times, by 8 threads of 1 block (last at line 10)". */
+  repeats(rep) {
+    return this.t("report_repeats", { count: rep.count, threads: Math.max(rep.threads, 1), blocks: Math.max(rep.blocks, 1), last: rep.last_line });
   }
 
   cause(c) {
     const s = this.section("cause", this.t("view_cause_title"));
     s.setAttribute("data-category", c.category);
     s.setAttribute("data-rule", c.rule);
+    // The title and its certainty are the card's; here, what kind of cause it is and why.
     const title = el("p", "fa-cause-title");
-    title.append(text("span", "fa-category", c.category), text("strong", "", c.title));
-    const pct = Math.round(c.confidence * 100);
-    if (pct > 0) {
-      const conf = text("span", "fa-confidence", this.t("report_confidence", { pct }));
-      conf.setAttribute("data-confidence", String(pct));
-      title.append(conf);
-    }
-    s.append(title, text("p", "fa-summary", c.summary));
+    title.append(text("span", "fa-category", this.t(`view_category_${c.category}`)));
+    s.append(title);
     if (c.evidence?.length) {
       s.append(text("h3", "", this.t("view_evidence")));
       const ul = el("ul", "fa-evidence");
@@ -266,15 +410,13 @@ export class ReportView {
       }
       s.append(ul);
     }
-    s.append(text("h3", "", this.t("view_why")));
-    this.paragraphs(s, c.why);
-    if (c.snippet != null) {
-      s.append(text("h3", "", this.t("view_check")), text("p", "", c.check), this.codeBlock(c.snippet));
-    }
-    s.append(text("h3", "", this.t("view_fix")));
-    this.paragraphs(s, c.fix);
-    if (c.ops?.length) s.append(text("p", "fa-ops", `${this.t("view_ops")}: ${c.ops.join(", ")}`));
-    s.append(text("p", "fa-rule", `${this.t("view_rule")}: ${c.rule}`));
+    // The why, on demand; what to print and how to fix it are steps of the checklist.
+    const why = el("details", "fa-why");
+    why.append(text("summary", "", this.t("view_why")));
+    this.paragraphs(why, c.why);
+    s.append(why);
+    if (c.ops?.length) s.append(text("p", "fa-ops", this.label("view_ops", c.ops.join(", "))));
+    s.append(text("p", "fa-rule", this.label("view_rule", c.rule)));
     if (c.candidates?.length) {
       s.append(text("h3", "", this.t("view_candidates")));
       const ul = el("ul", "fa-candidates");
@@ -284,7 +426,7 @@ export class ReportView {
         li.setAttribute("data-category", k.category);
         li.setAttribute("data-rule", k.rule);
         const pct = Math.round(k.confidence * 100);
-        li.append(text("span", "fa-category", k.category), text("strong", "", k.title), text("span", "fa-confidence", this.t("report_confidence", { pct })));
+        li.append(text("span", "fa-category", this.t(`view_category_${k.category}`)), text("strong", "", k.title), text("span", "fa-confidence", this.t("view_sure", { pct })));
         for (const e of k.evidence ?? []) {
           const p = el("p", "");
           const code = el("code");
@@ -303,31 +445,29 @@ export class ReportView {
     s.setAttribute("data-trustworthy", st.trustworthy ? "true" : "false");
     s.append(
       text("p", st.trustworthy ? "fa-badge ok" : "fa-badge warn", this.t(st.trustworthy ? "view_trusted" : "view_untrusted")),
-      text("p", "fa-explanation", st.explanation),
+      prose("p", "fa-explanation", st.explanation),
     );
     if (!ra) return;
     const p = el("p", "fa-raised");
     p.append(this.jumpTo(ra), text("code", "", ra.text));
     s.append(p);
-    const code = ra.user_frame?.code;
-    if (code != null) {
-      const b = el("p", "fa-blamed");
-      b.append(text("span", "", `${this.t("view_blamed")}: `), text("code", "", code));
-      s.append(b);
-    }
   }
 
   echoes(r) {
     const s = this.section("echoes", this.t("view_echoes_title"));
-    s.append(text("p", "", this.t("report_echoes", { n: r.echo_count })));
+    const det = el("details", "fa-echo-list");
+    det.append(text("summary", "", this.t("report_echoes", { n: r.echo_count })));
     const ol = el("ol", "fa-echoes");
     for (const e of r.echoes ?? []) {
       const li = el("li", `kind-${e.kind}`);
       li.setAttribute("data-testid", "echo");
-      li.append(this.jumpTo(e), text("code", "", e.text));
+      const code = el("code");
+      code.append(text("span", "fa-sr", this.t("view_sr_echo")), sanitize(e.text));
+      li.append(this.jumpTo(e), code);
       ol.append(li);
     }
-    s.append(ol);
+    det.append(ol);
+    s.append(det);
   }
 
   others(list) {
@@ -343,27 +483,33 @@ export class ReportView {
 
   map() {
     const s = this.section("map", this.t("view_map_title"));
-    const legend = el("p", "fa-legend");
-    for (const [mark, key] of [
-      ["first", "view_legend_first"],
-      ["echo", "view_legend_echo"],
-      ["other", "view_legend_other"],
-      ["evidence", "view_legend_evidence"],
-    ]) {
-      legend.append(text("span", `fa-key mark-${mark}`, this.t(key)));
+    const input = this.report.input ?? {};
+    // A map says something only of a longer input: more than ~60 lines, or several cells.
+    if ((input.lines ?? 0) > 60 || (input.cells ?? 0) > 1 || input.runtime_log) {
+      const legend = el("p", "fa-legend");
+      for (const [mark, key] of [
+        ["first", "view_legend_first"],
+        ["echo", "view_legend_echo"],
+        ["other", "view_legend_other"],
+        ["evidence", "view_legend_evidence"],
+      ]) {
+        legend.append(text("span", `fa-key mark-${mark}`, this.t(key)));
+      }
+      s.append(legend);
+      const cells = input.format !== "text";
+      const map = el("ul", cells ? "fa-map cells" : "fa-map lines");
+      map.setAttribute("aria-label", this.t("view_map_title"));
+      for (const e of this.session.map()) {
+        const li = el("li");
+        const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line, e.log) : text("span", "", e.label);
+        node.setAttribute("class", `fa-bin mark-${e.mark}`);
+        node.setAttribute("title", e.title);
+        if (e.line != null) node.setAttribute("aria-label", e.title);
+        li.append(node);
+        map.append(li);
+      }
+      s.append(map);
     }
-    s.append(legend);
-    const cells = this.report.input?.format !== "text";
-    const map = el("div", cells ? "fa-map cells" : "fa-map lines");
-    map.setAttribute("role", "list");
-    for (const e of this.session.map()) {
-      const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line, e.log) : text("span", "", e.label);
-      node.setAttribute("class", `fa-bin mark-${e.mark}`);
-      node.setAttribute("title", e.title);
-      node.setAttribute("role", "listitem");
-      map.append(node);
-    }
-    s.append(map);
     const w = el("div", "fa-window");
     w.setAttribute("data-testid", "window");
     s.append(w);
@@ -383,8 +529,9 @@ export class ReportView {
     w.setAttribute("data-cell", cell == null ? "" : String(cell));
     w.setAttribute("data-line", String(line));
     w.setAttribute("data-log", log ? "true" : "false");
-    w.append(text("h3", "", this.t("view_window_at", { at: win.at })));
-    const lines = el("div", "fa-lines");
+    const heading = this.t("view_window_at", { at: win.at });
+    w.append(text("h3", "", heading));
+    const lines = this.linesBox(heading);
     for (const l of win.lines) {
       const row = this.lineRow(l.no, l.text, l.mark);
       if (l.no === line) row.classList.add("target");
@@ -399,11 +546,36 @@ export class ReportView {
     const w = this.root.querySelector("[data-testid=window]");
     if (!w || !this.session) return;
     this.fillWindow(w, this.target.cell, this.target.line, log);
-    w.scrollIntoView({ block: "nearest" });
+    // Focus goes where the jump lands, with a way back to the answer.
+    const back = text("button", "button quiet fa-back", this.t("view_back"));
+    back.type = "button";
+    back.setAttribute("data-action", "back");
+    w.append(back);
+    const lines = w.querySelector(".fa-lines");
+    lines?.scrollIntoView({ block: "nearest" });
+    lines?.focus({ preventScroll: true });
+  }
+
+  /** The key the checklist's ticks are kept under: the error, not the bytes (the rerun the
+   * checklist asks for prints other numbers and must find its ticks). */
+  ticksKey() {
+    const r = this.report;
+    if (!r || r.verdict === "clean") return null;
+    const site = r.first_assert?.site;
+    const what = [r.verdict, r.cause?.rule ?? "", site ? `${site.file.split(/[\\/]/).pop()}|${site.name ?? site.function ?? ""}|${site.condition ?? ""}` : r.other_errors?.[0]?.kind ?? "", r.input?.format ?? ""];
+    return `first-assert:ticks:${what.join("|")}`;
   }
 
   checklist(steps) {
     const s = this.section("checklist", this.t("view_steps_title"));
+    const progress = el("p", "fa-progress");
+    progress.setAttribute("data-testid", "progress");
+    progress.setAttribute("aria-live", "polite");
+    const reset = text("button", "button quiet", this.t("view_reset"));
+    reset.type = "button";
+    reset.setAttribute("data-action", "reset");
+    s.append(progress);
+    if (this.continued) s.append(text("p", "fa-continued", this.t("view_continued", { done: this.done.size, total: steps.length })));
     const ol = el("ol", "fa-steps");
     for (const step of steps) {
       const li = el("li", "fa-step");
@@ -413,14 +585,35 @@ export class ReportView {
       cb.type = "checkbox";
       cb.setAttribute("data-action", "step");
       cb.setAttribute("data-step", step.id);
-      if (step.done || this.done.has(step.id)) cb.setAttribute("checked", "");
+      // A step the input shows as done (CUDA_LAUNCH_BLOCKING now set in time) is ticked.
+      if (step.done) this.done.add(step.id);
+      if (this.done.has(step.id)) cb.checked = true;
       label.append(cb, text("span", "fa-step-title", step.title));
       li.append(label);
       this.paragraphs(li, step.body);
       if (step.code != null) li.append(this.codeBlock(step.code));
       ol.append(li);
     }
-    s.append(ol);
+    s.append(ol, reset);
+    this.progress();
+  }
+
+  /** "2 of 9 done", kept in step with the boxes. */
+  progress() {
+    const p = this.root.querySelector("[data-testid=progress]");
+    const steps = this.report?.checklist ?? [];
+    const done = steps.filter((x) => this.done.has(x.id)).length;
+    if (p) p.textContent = this.t("view_progress", { done, total: steps.length });
+  }
+
+  saveTicks() {
+    const key = this.ticksKey();
+    if (!key) return;
+    try {
+      storage()?.setItem(key, JSON.stringify({ input: this.key, done: [...this.done].sort() }));
+    } catch {
+      // storage full or blocked: not remembered
+    }
   }
 
   onClick(e) {
@@ -432,23 +625,88 @@ export class ReportView {
       this.jump(cell, Number(a.getAttribute("data-line")) || 1, a.getAttribute("data-log") === "true");
     } else if (action === "copy") {
       const code = this.snippets[Number(a.getAttribute("data-copy"))];
-      if (code == null) return;
-      navigator.clipboard?.writeText(code).catch(() => {});
-      a.textContent = this.t("view_copied");
-      a.classList.add("copied");
+      if (code != null) this.copy(a, code);
+    } else if (action === "steps") {
+      const s = this.root.querySelector("[data-testid=checklist] h2");
+      if (s) {
+        s.tabIndex = -1;
+        s.scrollIntoView({ block: "start" });
+        s.focus({ preventScroll: true });
+      }
+    } else if (action === "reset") {
+      this.done = new Set();
+      this.continued = false;
+      for (const b of this.root.querySelectorAll("[data-action=step]")) b.checked = false;
+      this.root.querySelector(".fa-continued")?.remove();
+      this.saveTicks();
+      this.progress();
+    } else if (action === "back") {
+      this.focusAnswer();
+    } else if (action === "runtime-log") {
+      this.root.dispatchEvent(new CustomEvent("fa-runtime-log", { bubbles: true }));
     }
+  }
+
+  /** Copies `code`, and says what really happened: "Copied" once the write succeeded, else the
+   * text selected with "Press Ctrl+C". The label comes back after 2 s. */
+  async copy(button, code) {
+    const label = button.getAttribute("data-label") ?? this.t("view_copy");
+    let ok = false;
+    try {
+      if (!navigator.clipboard?.writeText) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(code);
+      ok = true;
+    } catch {
+      ok = copyByCommand(code);
+    }
+    if (!ok) selectCode(button);
+    button.textContent = this.t(ok ? "view_copied" : "view_press_copy");
+    button.classList.toggle("copied", ok);
+    button.classList.toggle("failed", !ok);
+    clearTimeout(button.faTimer);
+    button.faTimer = setTimeout(() => {
+      button.textContent = label;
+      button.classList.remove("copied", "failed");
+    }, 2000);
   }
 
   onChange(e) {
     const a = e.target instanceof Element ? e.target.closest("[data-action=step]") : null;
-    if (!a || !this.key) return;
+    if (!a) return;
     const id = a.getAttribute("data-step");
     if (a.checked) this.done.add(id);
     else this.done.delete(id);
-    try {
-      storage()?.setItem(this.key, JSON.stringify([...this.done].sort()));
-    } catch {
-      // storage full or blocked: not remembered
-    }
+    this.saveTicks();
+    this.progress();
   }
+}
+
+/** The old way to copy, for where the clipboard API is missing or refused (plain-http hosts,
+ * some webviews): a hidden text area, selected, and the copy command. */
+function copyByCommand(code) {
+  const ta = document.createElement("textarea");
+  ta.value = code;
+  ta.setAttribute("readonly", "");
+  ta.className = "fa-offscreen";
+  document.body.append(ta);
+  ta.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  ta.remove();
+  return ok;
+}
+
+/** Selects the code a copy button belongs to, so Ctrl+C takes it. */
+function selectCode(button) {
+  const pre = button.parentElement?.querySelector("pre") ?? button.closest(".fa-report")?.querySelector("[data-step=probe] pre");
+  const sel = window.getSelection();
+  if (!pre || !sel) return;
+  const range = document.createRange();
+  range.selectNodeContents(pre);
+  sel.removeAllRanges();
+  sel.addRange(range);
 }

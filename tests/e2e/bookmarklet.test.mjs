@@ -161,9 +161,9 @@ test("Colab 2026: from the page-world notebook, the virtualised first failing ce
 
 test("Colab 2026 with no model at all: the popup says what could not be read, never 'no assert'", { timeout: 90_000 }, async () => {
   const { ctx, page, popup } = await run(hosts.colabUrl("colab-2026.ipynb", "?model=0&virtual=0,1,2&framed=2&end=1"));
-  const headline = popup.locator("[data-testid=headline]");
+  const headline = popup.locator("[data-testid=answer]");
   await headline.waitFor();
-  await popup.waitForFunction(() => /could not be read/.test(document.querySelector("[data-testid=headline]")?.textContent || ""));
+  await popup.waitForFunction(() => /could not be read/.test(document.querySelector("[data-testid=answer]")?.dataset.headline || ""));
   assert.doesNotMatch(await headline.textContent(), /No CUDA device-side assert found/);
   await page.waitForSelector("[data-first-assert-unread]");
   assert.match(await page.locator("[data-first-assert-toast]").textContent(), /could not be read/);

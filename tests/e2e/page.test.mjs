@@ -39,13 +39,19 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   const cause = page.locator("[data-testid=cause]");
   assert.equal(await cause.getAttribute("data-category"), want.cause.category);
   assert.equal(await cause.getAttribute("data-rule"), want.cause.rule);
-  assert.equal(await page.locator("[data-testid=headline]").textContent(), want.headline);
+  assert.equal(await page.locator("[data-testid=answer]").getAttribute("data-headline"), want.headline);
   assert.equal(await page.locator("[data-testid=echo]").count(), want.echoes.length);
 
-  // The map: clicking the marked entry shows those lines in the window.
-  const bin = page.locator("[data-testid=map] .fa-bin.mark-echo").first();
-  await bin.click();
+  // A short log has no map (its bins would say nothing), but the window is there: an echo's
+  // jump (the echoes are one line that opens) shows its lines, focused, with a way back.
+  assert.ok(want.input.lines <= 60);
+  assert.equal(await page.locator("[data-testid=map] .fa-bin").count(), 0);
+  await page.click("[data-testid=echoes] summary");
+  await page.locator("[data-testid=echo] [data-action=jump]").first().click();
   await page.waitForSelector(`[data-testid=window][data-line="${want.echoes[0].line}"]`);
+  assert.equal(await page.evaluate(() => document.activeElement?.closest("[data-testid=window]") !== null), true);
+  await page.click("[data-testid=window] [data-action=back]");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "fa-answer-title");
 
   // Copy buttons put the snippet on the clipboard.
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
@@ -173,6 +179,7 @@ test("open a notebook: the right cell and its echoes", { timeout: 60_000 }, asyn
   assert.equal(await win.getAttribute("data-cell"), String(want.first_assert.cell));
   assert.equal(await win.getAttribute("data-line"), String(want.first_assert.line));
   // The echoes are listed, each pointing at its cell; clicking one shows that cell.
+  await page.click("[data-testid=echoes] summary");
   const echoes = page.locator("[data-testid=echo] [data-action=jump]");
   assert.equal(await echoes.count(), want.echoes.length);
   for (const [i, e] of want.echoes.entries()) {
@@ -196,11 +203,11 @@ test("Chinese: picked from the browser's language, switchable, remembered", { ti
   const wantZh = cliReport(VOCAB_LOG, "zh");
   assert.equal(await page.getAttribute("html", "lang"), "zh-Hans");
   await page.locator("[data-testid=cause]").waitFor();
-  assert.equal(await page.locator("[data-testid=headline]").textContent(), wantZh.headline);
+  assert.equal(await page.locator("[data-testid=answer]").getAttribute("data-headline"), wantZh.headline);
 
   await page.selectOption("[data-testid=lang-select]", "en");
   const wantEn = cliReport(VOCAB_LOG, "en");
-  await page.waitForFunction((h) => document.querySelector("[data-testid=headline]")?.textContent === h, wantEn.headline);
+  await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, wantEn.headline);
   assert.equal(await page.getAttribute("html", "lang"), "en");
   assert.equal(await page.locator("[data-i18n=page_open]").first().textContent(), "Open a file");
 
@@ -213,7 +220,7 @@ test("Chinese: picked from the browser's language, switchable, remembered", { ti
   await ctx.close();
 });
 
-test("checklist ticks survive a reload, per input", { timeout: 60_000 }, async () => {
+test("checklist ticks survive a reload and follow the error to its rerun, not the bytes", { timeout: 60_000 }, async () => {
   const ctx = await browser.newContext({ locale: "en-US" });
   const { page, log } = await openPage(ctx, srv.url);
   const text = readFileSync(VOCAB_LOG, "utf8");
@@ -230,10 +237,28 @@ test("checklist ticks survive a reload, per input", { timeout: 60_000 }, async (
   assert.equal(await steps.nth(0).isChecked(), true);
   assert.equal(await steps.nth(1).isChecked(), false);
   assert.equal(await steps.nth(2).isChecked(), true);
+  const total = await steps.count();
+  assert.equal(await page.locator("[data-testid=progress]").textContent(), `2 of ${total} done`);
 
-  // Another input has its own list.
-  await page.fill("[data-testid=log-input]", text + "\nepoch 2\n");
-  await page.waitForFunction(() => !document.querySelector("[data-testid=checklist] input:checked"));
+  // The rerun the checklist asks for: other numbers (threads, blocks, lines, timings), the
+  // same error: the ticks come along, and the page says so.
+  const rerun = text.replace(/thread: \[(\d+),0,0\]/g, (m, t) => `thread: [${Number(t) + 100},0,0]`).replace(/12\/1200/g, "57/1200");
+  assert.notEqual(rerun, text);
+  await page.fill("[data-testid=log-input]", "step 9\n" + rerun);
+  await page.waitForSelector(".fa-continued");
+  assert.match(await page.locator(".fa-continued").textContent(), new RegExp(`2 of ${total} done`));
+  assert.equal(await steps.nth(0).isChecked(), true);
+  assert.equal(await steps.nth(2).isChecked(), true);
+  // Start over clears them, for this error.
+  await page.click("[data-testid=checklist] [data-action=reset]");
+  assert.equal(await page.locator("[data-testid=checklist] input:checked").count(), 0);
+  assert.equal(await page.locator("[data-testid=progress]").textContent(), `0 of ${total} done`);
+  await steps.nth(1).check();
+
+  // Another error has its own list.
+  await page.fill("[data-testid=log-input]", readFileSync(BCE_LOG, "utf8"));
+  await page.waitForFunction(() => (document.querySelector("[data-testid=cause]")?.dataset.rule ?? "tokenizer-vocab-mismatch") !== "tokenizer-vocab-mismatch");
+  assert.equal(await page.locator("[data-testid=checklist] input:checked").count(), 0);
   assertSameOrigin(log);
   await ctx.close();
 });
@@ -340,9 +365,14 @@ test("a Colab notebook and its runtime log: the kernel's line is read from the l
   const { page, log } = await openPage(ctx, srv.url);
   await page.setInputFiles("[data-testid=file-input]", notebook);
   await page.locator("[data-testid=cause]").waitFor();
-  // Without the log: the note says where the kernel's lines are, and the panel opens for them.
-  await page.waitForSelector("[data-note=kernel_lines_in_runtime_log]");
+  // Without the log: the card's next step says where the kernel's lines are (said once: not
+  // again in the notes), the panel opens for them, and the step's button takes the reader there.
+  const step = page.locator("[data-testid=next-step] [data-action=runtime-log]");
+  await step.waitFor();
+  assert.equal(await page.locator("[data-note=kernel_lines_in_runtime_log]").count(), 0);
   assert.equal(await page.locator("[data-testid=runtime-log-panel]").getAttribute("open"), "");
+  await step.click();
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "runtime-log");
   assert.ok(!(await page.locator("[data-testid=first-assert] .fa-where").textContent()).includes("runtime log"));
 
   // With the log: the same report as the CLI's, the first assert pointing into the log.
@@ -352,7 +382,7 @@ test("a Colab notebook and its runtime log: the kernel's line is read from the l
   assert.equal(await first.getAttribute("data-line"), String(want.first_assert.line));
   assert.ok((await page.locator("[data-testid=first-assert] .fa-where").textContent()).includes("runtime log"));
   assert.equal(await page.locator("[data-testid=cause]").getAttribute("data-rule"), want.cause.rule);
-  assert.equal(await page.locator("[data-testid=headline]").textContent(), want.headline);
+  assert.equal(await page.locator("[data-testid=answer]").getAttribute("data-headline"), want.headline);
   assert.ok((await page.locator("[data-testid=first-assert]").textContent()).includes("srcIndex < srcSelectDimSize"));
   // The window opens on the log's line; the map has an entry for the log before the cells.
   const win = page.locator("[data-testid=window]");
@@ -375,7 +405,7 @@ test("a Colab notebook and its runtime log: the kernel's line is read from the l
   assert.equal(await win.getAttribute("data-log"), "true");
   // Emptied, the report is the notebook's alone again.
   await page.fill("[data-testid=runtime-log-input]", "");
-  await page.waitForSelector("[data-note=kernel_lines_in_runtime_log]");
+  await page.waitForSelector("[data-testid=next-step] [data-action=runtime-log]");
   await page.screenshot({ path: path.join(artifactsDir(), "runtime-log-report.png"), fullPage: true });
   assertSameOrigin(log);
   await ctx.close();

@@ -69,19 +69,23 @@ test("every part of a device-side assert report", async () => {
   const [i, report] = await render(ECHO_LOG);
   const r = root(i);
   assert.equal(await r.getAttribute("data-verdict"), "device_assert");
-  assert.equal(await r.locator("[data-testid=headline]").textContent(), report.headline);
+  assert.equal(await r.locator("[data-testid=answer]").getAttribute("data-headline"), report.headline);
   const line = r.locator("[data-testid=first-assert] [data-testid=first-assert-line]");
   assert.match(await line.getAttribute("class"), /mark-first/);
   assert.match(await line.textContent(), /vectorized_gather_kernel: block: \[9,0,0\], thread: \[0,0,0\] Assertion/);
+  assert.match(await r.locator("[data-testid=first-assert] .fa-where").textContent(), /IndexKernelUtils\.cu:16/);
   const site = r.locator("[data-testid=first-assert] details.fa-site");
-  assert.match(await site.locator("summary").textContent(), /IndexKernelUtils\.cu:16/);
   assert.equal(await site.getAttribute("open"), null, "the site details start collapsed");
 
   const cause = r.locator("[data-testid=cause]");
   assert.equal(await cause.getAttribute("data-category"), "index_out_of_bounds");
   assert.equal(await cause.getAttribute("data-rule"), report.cause.rule);
   assert.ok((await cause.locator(".fa-evidence li").count()) > 0);
-  assert.ok((await cause.textContent()).includes(report.cause.summary));
+  // The cause's title, certainty and summary are the card's, said once.
+  const card = r.locator("[data-testid=answer]");
+  assert.equal(await card.locator("[data-testid=answer-title] > span").first().textContent(), report.cause.title);
+  assert.ok((await card.textContent()).includes(report.cause.summary));
+  assert.ok(!(await cause.textContent()).includes(report.cause.summary));
 
   const stack = r.locator("[data-testid=stack]");
   assert.equal(await stack.getAttribute("data-trustworthy"), "false");
@@ -92,9 +96,15 @@ test("every part of a device-side assert report", async () => {
   assert.match(await echoes.first().textContent(), /CUBLAS_STATUS_EXECUTION_FAILED/);
   assert.notEqual(await echoes.first().locator("[data-action=jump]").getAttribute("data-line"), null);
 
+  // A map only for inputs over 60 lines: this one has none, its window is there.
+  assert.ok(report.input.lines <= 60);
   const map = r.locator("[data-testid=map]");
-  assert.equal(await map.locator(".fa-bin.mark-first").count(), 1);
-  assert.ok((await map.locator(".fa-bin.mark-echo").count()) > 0);
+  assert.equal(await map.locator(".fa-bin").count(), 0);
+  assert.equal(await map.locator("[data-testid=window] .fa-line.mark-first").count(), 1);
+  const long = await render(ECHO_LOG + "step\n".repeat(60));
+  const longMap = root(long[0]).locator("[data-testid=map]");
+  assert.equal(await longMap.locator(".fa-bin.mark-first").count(), 1);
+  assert.ok((await longMap.locator(".fa-bin.mark-echo").count()) > 0);
 
   assert.equal(await r.locator("[data-testid=checklist] input[type=checkbox]").count(), report.checklist.length);
   const snippets = report.checklist.filter((s) => s.code != null).length + (report.cause.snippet != null ? 1 : 0);
@@ -141,7 +151,7 @@ test("Chinese, and switching back", async () => {
   const han = (t) => /[\u4e00-\u9fff]/.test(t);
   assert.equal(await r.getAttribute("lang"), "zh-Hans");
   assert.ok(han(await r.locator("[data-testid=cause] h2").textContent()));
-  assert.ok(han(await r.locator("[data-testid=headline]").textContent()));
+  assert.ok(han(await r.locator("[data-testid=answer]").getAttribute("data-headline")));
   assert.ok(han(await r.locator("[data-testid=checklist]").textContent()));
   const lang = await page.evaluate((n) => {
     const { v, s, messages } = window.__t.views[n];
@@ -167,6 +177,7 @@ test("a notebook's map has a cell per entry, and a jump moves the window", async
   assert.equal(await w.getAttribute("data-cell"), String(report.first_assert.cell));
   const later = report.echoes.find((e) => e.cell !== report.first_assert.cell);
   assert.ok(later, "an echo in a later cell");
+  await r.locator("[data-testid=echoes] summary").click();
   await r.locator(`[data-testid=echo] [data-action=jump][data-cell="${later.cell}"]`).first().click();
   assert.equal(await w.getAttribute("data-cell"), String(later.cell));
   assert.ok((await w.locator(".fa-line.mark-echo").count()) > 0);
@@ -178,19 +189,27 @@ test("a notebook's map has a cell per entry, and a jump moves the window", async
   assert.equal(await w.getAttribute("data-cell"), String(later.cell));
 });
 
-test("checklist ticks are kept per input", async () => {
+test("checklist ticks are kept per error: a rerun with other numbers finds them, another error does not", async () => {
   const input = `${ECHO_LOG}\n# checklist test\n`;
   const [i] = await render(input);
-  const key = await page.evaluate((n) => window.__t.views[n].s.storageKey(), i);
+  const key = await page.evaluate((n) => window.__t.views[n].v.ticksKey(), i);
+  assert.match(key, /^first-assert:ticks:device_assert\|/);
   await page.evaluate((k) => localStorage.removeItem(k), key);
   const box = root(i).locator("[data-action=step]").nth(1);
   await box.click();
   const id = await box.getAttribute("data-step");
-  assert.ok((await page.evaluate((k) => localStorage.getItem(k), key)).includes(id));
+  assert.ok(JSON.parse(await page.evaluate((k) => localStorage.getItem(k), key)).done.includes(id));
   const [j] = await render(input);
   assert.equal(await root(j).locator("[data-action=step]").nth(1).isChecked(), true, "the same input: ticked");
-  const [k] = await render(ECHO_LOG);
-  assert.equal(await root(k).locator("[data-action=step]").nth(1).isChecked(), false, "another input: not");
+  assert.equal(await root(j).locator(".fa-continued").count(), 0, "the same input is not a continuation");
+  // The rerun: other blocks and threads, other line numbers in the traceback, a line more.
+  const rerun = "epoch 2\n" + ECHO_LOG.replace(/\[(\d+),(\d+),(\d+)\]/g, (m, a, b, c) => `[${+a + 3},${b},${c}]`).replace(/line (\d+)/g, (m, n) => `line ${+n + 7}`);
+  assert.notEqual(rerun, ECHO_LOG);
+  const [k] = await render(rerun);
+  assert.equal(await root(k).locator("[data-action=step]").nth(1).isChecked(), true, "the rerun, other numbers: ticked");
+  assert.equal(await root(k).locator(".fa-continued").count(), 1);
+  const [m] = await render(OTHER_LOG);
+  assert.equal(await root(m).locator("[data-action=step]:checked").count(), 0, "another error: not ticked");
   await page.evaluate((k) => localStorage.removeItem(k), key);
 });
 
