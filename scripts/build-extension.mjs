@@ -37,7 +37,7 @@ writeFileSync(
   path.join(out, "page-world.js"),
   readFileSync(path.join(www, "adapters/adapters.js"), "utf8") + "\n" + readFileSync(path.join(www, "extension/page-world.js"), "utf8"),
 );
-for (const f of ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "rules.html", "rules.js", "pkg/first_assert.js", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
+for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
 cpSync(path.join(www, "demo"), path.join(out, "page/demo"), { recursive: true });

@@ -47,6 +47,18 @@ cat > "$out/package.json" <<JSON
 }
 JSON
 
+# What the browser downloads of the page: its scripts bundled and minified (the page with its
+# view and the engine's client; the engine's worker with the package's glue; the embedded
+# mode's protocol, loaded only there) and its style minified. The sources in www/ stay as
+# written; www/index.html loads these. (esbuild, pinned in scripts/web/package.json.)
+bash scripts/ensure-tools.sh esbuild
+esbuild=scripts/web/node_modules/.bin/esbuild
+"$esbuild" www/app.js --bundle --format=esm --minify --target=es2022 --external:./protocol.js \
+  --outfile="$out/app.js" --log-level=warning
+"$esbuild" www/engine-worker.js --bundle --format=esm --minify --target=es2022 --outfile="$out/engine-worker.js" --log-level=warning
+"$esbuild" www/protocol.js --format=esm --minify --target=es2022 --outfile="$out/protocol.js" --log-level=warning
+"$esbuild" www/style.css --minify --outfile="$out/style.css" --log-level=warning
+
 # The texts, one catalogue per language beside the package (the package carries none).
 cargo run --release --locked --quiet --example catalogue -- "$out"
 

@@ -41,10 +41,11 @@ rm -rf "$out/site" "$out/npm" "$out"/first-assert-*.zip "$out"/first-assert-*.ta
 # The site: exactly what the page needs, nothing of the sources, tests or type definitions.
 site=$out/site
 mkdir -p "$site/pkg" "$site/demo"
-for f in index.html app.js report-view.js protocol.js style.css sw.js rules.html rules.js; do
+for f in index.html style.css sw.js rules.html rules.js; do
   cp "www/$f" "$site/$f"
 done
-for f in first_assert.js first_assert_bg.wasm first-assert.en.json first-assert.zh.json; do
+# The page's scripts and style as make web bundled and minified them, the engine, its texts.
+for f in app.js engine-worker.js protocol.js style.css first_assert_bg.wasm first-assert.en.json first-assert.zh.json; do
   cp "www/pkg/$f" "$site/pkg/$f"
 done
 # The bookmarklet, for the origin the site will be served from (only the URL the page offers).

@@ -7,7 +7,8 @@
 # wasm-bindgen  wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock
 # chromium      Debian's chromium and chromium-driver, and fonts-noto-cjk so the Chinese page's
 #               screenshots show characters, not boxes (apt-get, only when running as root)
-# npm           the npm packages of tests/e2e, from its lockfile (npm ci)
+# npm           the npm packages of tests/e2e and scripts/web, from their lockfiles (npm ci)
+# esbuild       the npm packages of scripts/web alone (esbuild, for make web)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
 # torch         a virtual environment with PyPI's torch (tests/probe/requirements.txt), for the
@@ -69,13 +70,15 @@ chromium() {
 }
 
 npm_packages() {
-  local dir=tests/e2e
-  [ -f "$dir/package-lock.json" ] || return 0
-  if [ -d "$dir/node_modules" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-    return
-  fi
-  say "installing the npm packages of $dir from its lockfile"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  local dir
+  for dir in "$@"; do
+    [ -f "$dir/package-lock.json" ] || continue
+    if [ -d "$dir/node_modules" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+      continue
+    fi
+    say "installing the npm packages of $dir from its lockfile"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  done
 }
 
 ripgrep() {
@@ -119,7 +122,8 @@ for what in "$@"; do
     wasm-target) wasm_target ;;
     wasm-bindgen) wasm_bindgen ;;
     chromium) chromium ;;
-    npm) npm_packages ;;
+    npm) npm_packages tests/e2e scripts/web ;;
+    esbuild) npm_packages scripts/web ;;
     cargo-fuzz) cargo_fuzz ;;
     ripgrep) ripgrep ;;
     torch) torch ;;

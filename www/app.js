@@ -3,7 +3,7 @@
 // engine (Rust, in pkg/) analyses and renders. Every text from the input reaches the DOM
 // through the engine's renderer or through textContent here.
 
-import init, { Session, version, setCatalogue, hasCatalogue } from "./pkg/first_assert.js";
+import { startEngine } from "./engine.js";
 import { ReportView } from "./report-view.js";
 
 /** The largest input the page reads (the engine streams; the page also keeps the input to
@@ -11,6 +11,11 @@ import { ReportView } from "./report-view.js";
 const MAX_BYTES = 100 * 1024 * 1024;
 /** Quiet time after the last keystroke before analysing typed or pasted text. */
 const DEBOUNCE_MS = 150;
+/** A larger box is analysed after a longer pause (typing in it must not wait on the engine). */
+const BIG_BOX = 256 * 1024;
+const BIG_BOX_DEBOUNCE_MS = 800;
+/** An analysis that takes longer than this says it is working. */
+const WORKING_MS = 150;
 /** Pastes longer than this are analysed without going into the paste box: a text area holding
  * megabytes makes the browser slow at every keystroke and scroll. */
 const SHOW_LIMIT = 256 * 1024;
@@ -22,7 +27,9 @@ const embedded = params.has("embed");
 /** protocol.js, loaded in embedded mode only. */
 let protocol = null;
 
-let session;
+/** The engine, in a Web Worker (engine.js). */
+let engine;
+let engineVersion = "";
 let view;
 let lang = "en";
 let texts = {};
@@ -72,13 +79,13 @@ async function fetchTexts(l) {
 }
 
 /** Hands a language's catalogue to the engine and keeps its messages for the page. */
-function useTexts(json) {
-  const l = setCatalogue(json);
+async function useTexts(json) {
+  const l = await engine.setCatalogue(json);
   catalogues[l] = JSON.parse(json).messages;
 }
 
 async function loadTexts(l) {
-  if (!hasCatalogue(l) || !catalogues[l]) useTexts(await fetchTexts(l));
+  if (!catalogues[l]) await useTexts(await fetchTexts(l));
 }
 
 function fill(key, args = {}) {
@@ -113,13 +120,23 @@ function options() {
   return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost };
 }
 
-/** Runs one analysis (a function of the options) and shows it; engine errors (a broken
- * notebook, a binary file) become a clear message instead of a report. */
-function show(analyse, origin = "", reveal = false) {
-  last = { analyse, origin };
+/** Counts analyses, so an answer that arrives after a newer request is dropped. */
+let generation = 0;
+
+/** Runs one analysis (a function of the options, resolving to the engine's answer) and shows
+ * it; engine errors (a broken notebook, a binary file) become a clear message instead of a
+ * report. The page stays responsive meanwhile; past WORKING_MS it says it is reading. */
+async function show(analyse, origin = "", reveal = false, bytes = 0) {
+  last = { analyse, origin, bytes };
+  const mine = ++generation;
+  const working = setTimeout(() => {
+    if (mine === generation) status(fill("page_reading", { mb: (bytes / 1048576).toFixed(1) }), "working");
+  }, WORKING_MS);
   try {
-    const report = analyse(options());
-    view.show(report, session, catalogues[lang]);
+    const answer = await analyse(options());
+    if (mine !== generation) return null;
+    const report = answer.report;
+    view.show(report, engine.session(answer), catalogues[lang]);
     // The live region says the verdict after every analysis, not only where the input came from.
     status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
     // After a paste, a file, a drop or a demo (not each keystroke) the answer comes into view.
@@ -128,15 +145,18 @@ function show(analyse, origin = "", reveal = false) {
     if (report.notes?.some((n) => n.id === "kernel_lines_in_runtime_log")) $("runtime-log-panel").open = true;
     return report;
   } catch (e) {
+    if (mine !== generation) return null;
     clearReport(); // no stale report under the error
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
     return null;
+  } finally {
+    clearTimeout(working);
   }
 }
 
 function analyseBytes(bytes, name, origin, reveal = false) {
   if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
-  return show((o) => session.analyzeBytes(bytes, name ?? undefined, o), origin, reveal);
+  return show((o) => engine.analyzeBytes(bytes, name, o), origin, reveal, bytes.length);
 }
 
 const decoder = new TextDecoder();
@@ -173,8 +193,8 @@ let revealNext = false;
 function clearReport() {
   last = null;
   inputHost = null;
-  session.free();
-  session = new Session();
+  generation++;
+  engine.reset().catch(() => {});
   view.show(null);
   const r = $("report");
   r.replaceChildren();
@@ -200,7 +220,7 @@ async function openFile(file) {
       origin = fill("page_gb18030", { origin });
     }
     $("log").value = "";
-    analyseBytes(bytes, file.name, origin, true);
+    await analyseBytes(bytes, file.name, origin, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -213,7 +233,7 @@ async function openDemo(name) {
     const bytes = new Uint8Array(await res.arrayBuffer());
     // A log is shown in the paste box; a notebook's JSON would only be noise there.
     $("log").value = name.endsWith(".ipynb") ? "" : decoder.decode(bytes);
-    analyseBytes(bytes, name, name, true);
+    await analyseBytes(bytes, name, name, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -231,8 +251,8 @@ async function setLang(l) {
   store()?.setItem(LANG_KEY, l);
   applyTexts();
   try {
-    const report = session.setLang(l);
-    if (report) view.show(report, session, catalogues[l]);
+    const answer = await engine.setLang(l);
+    if (answer) view.show(answer.report, engine.session(answer), catalogues[l]);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -242,7 +262,7 @@ function wire() {
   let timer = 0;
   $("log").addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(analysePasted, DEBOUNCE_MS);
+    timer = setTimeout(analysePasted, $("log").value.length > BIG_BOX ? BIG_BOX_DEBOUNCE_MS : DEBOUNCE_MS);
   });
   $("log").addEventListener("paste", (e) => {
     const text = e.clipboardData?.getData("text/plain") ?? "";
@@ -277,7 +297,7 @@ function wire() {
     clearTimeout(logTimer);
     logTimer = setTimeout(() => {
       runtimeLog = $("runtime-log").value;
-      if (last) show(last.analyse, last.origin);
+      if (last) show(last.analyse, last.origin, false, last.bytes);
     }, DEBOUNCE_MS);
   });
   $("runtime-log-file").addEventListener("change", (e) => {
@@ -333,7 +353,7 @@ function wireEmbedded() {
     navigator.clipboard?.writeText(JSON.stringify(diagnostics, null, 2)).catch(() => {});
     $("diagnostics").textContent = fill("page_diagnostics_copied");
   });
-  const hello = protocol.ready(version());
+  const hello = protocol.ready(engineVersion);
   // "ready" carries no data, so it may go to whoever framed or opened the page.
   for (const w of new Set([window.parent, window.opener])) {
     if (w && w !== window) w.postMessage(hello, "*");
@@ -360,7 +380,7 @@ function fromFragment() {
     if (contacted) return; // the opener talks to us: it sends the cells and gets the marks
     try {
       const cells = await protocol.unpackCells(packed);
-      show((o) => session.analyzeCells(cells, o), fill("page_embedded_cut"));
+      await show((o) => engine.analyzeCells(cells, o), fill("page_embedded_cut"));
     } catch (e) {
       status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
     }
@@ -388,7 +408,7 @@ async function openRuntimeLog(file) {
     const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
     runtimeLog = new TextDecoder(utf16).decode(bytes);
     $("runtime-log").value = runtimeLog.length <= SHOW_LIMIT ? runtimeLog : "";
-    if (last) show(last.analyse, last.origin);
+    if (last) show(last.analyse, last.origin, false, last.bytes);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }
@@ -418,7 +438,7 @@ async function onMessage(e) {
   }
   const to = { source: e.source, origin: e.origin, port: e.ports?.[0] };
   contacted = true;
-  if (req.kind === "hello") return send(to, protocol.ready(version()));
+  if (req.kind === "hello") return send(to, protocol.ready(engineVersion));
   host = to;
   if (req.lang && req.lang !== lang) {
     try {
@@ -431,8 +451,8 @@ async function onMessage(e) {
   }
   inputHost = isColab(e.origin) ? "colab" : null;
   readFrom = req.sources ?? null;
-  const report = show(
-    (o) => (req.cells ? session.analyzeCells(req.cells, o) : session.analyzeBytes(encoder.encode(req.text), undefined, o)),
+  const report = await show(
+    (o) => (req.cells ? engine.analyzeCells(req.cells, o) : engine.analyzeBytes(encoder.encode(req.text), null, o)),
     req.title ?? "",
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
@@ -466,7 +486,7 @@ function showSources(report) {
   });
   diagnostics = {
     tool: "first-assert",
-    version: version(),
+    version: engineVersion,
     protocol: protocol.PROTOCOL,
     browser: navigator.userAgent,
     language: lang,
@@ -505,12 +525,12 @@ async function boot() {
   lang = pickLang();
   // The engine and its texts load side by side (the texts' request first: it is the smaller).
   const texts = fetchTexts(lang);
-  await init();
-  useTexts(await texts);
-  session = new Session();
+  engine = await startEngine();
+  await useTexts(await texts);
+  engineVersion = await engine.version();
   view = new ReportView($("report"), { messages: catalogues[lang] });
   applyTexts();
-  $("version").textContent = version();
+  $("version").textContent = engineVersion;
   wire();
   if (embedded) {
     // Only embedded mode speaks the protocol: a plain visit does not wait for its code.

@@ -523,21 +523,28 @@ export class ReportView {
     return at ? { cell: at.cell ?? null, line: at.line, log: at.runtime_log === true } : null;
   }
 
-  fillWindow(w, cell, line, log = false) {
+  /** Fills the window with the lines around a place; `then` runs once they are shown. The
+   * session answers at once (the package) or later (the engine in a worker): both work. */
+  fillWindow(w, cell, line, log = false, then = null) {
+    const draw = (win) => {
+      w.replaceChildren();
+      w.setAttribute("data-cell", cell == null ? "" : String(cell));
+      w.setAttribute("data-line", String(line));
+      w.setAttribute("data-log", log ? "true" : "false");
+      const heading = this.t("view_window_at", { at: win.at });
+      w.append(text("h3", "", heading));
+      const lines = this.linesBox(heading);
+      for (const l of win.lines) {
+        const row = this.lineRow(l.no, l.text, l.mark);
+        if (l.no === line) row.classList.add("target");
+        lines.append(row);
+      }
+      w.append(lines);
+      then?.();
+    };
     const win = this.session.window(cell ?? undefined, line, log);
-    w.replaceChildren();
-    w.setAttribute("data-cell", cell == null ? "" : String(cell));
-    w.setAttribute("data-line", String(line));
-    w.setAttribute("data-log", log ? "true" : "false");
-    const heading = this.t("view_window_at", { at: win.at });
-    w.append(text("h3", "", heading));
-    const lines = this.linesBox(heading);
-    for (const l of win.lines) {
-      const row = this.lineRow(l.no, l.text, l.mark);
-      if (l.no === line) row.classList.add("target");
-      lines.append(row);
-    }
-    w.append(lines);
+    if (typeof win?.then === "function") win.then(draw, () => {});
+    else draw(win);
   }
 
   /** Shows the lines around a place in the window (and keeps it across re-renders). */
@@ -545,15 +552,16 @@ export class ReportView {
     this.target = { cell: cell ?? null, line: Math.max(1, Math.floor(line)), log };
     const w = this.root.querySelector("[data-testid=window]");
     if (!w || !this.session) return;
-    this.fillWindow(w, this.target.cell, this.target.line, log);
-    // Focus goes where the jump lands, with a way back to the answer.
-    const back = text("button", "button quiet fa-back", this.t("view_back"));
-    back.type = "button";
-    back.setAttribute("data-action", "back");
-    w.append(back);
-    const lines = w.querySelector(".fa-lines");
-    lines?.scrollIntoView({ block: "nearest" });
-    lines?.focus({ preventScroll: true });
+    this.fillWindow(w, this.target.cell, this.target.line, log, () => {
+      // Focus goes where the jump lands, with a way back to the answer.
+      const back = text("button", "button quiet fa-back", this.t("view_back"));
+      back.type = "button";
+      back.setAttribute("data-action", "back");
+      w.append(back);
+      const lines = w.querySelector(".fa-lines");
+      lines?.scrollIntoView({ block: "nearest" });
+      lines?.focus({ preventScroll: true });
+    });
   }
 
   /** The key the checklist's ticks are kept under: the error, not the bytes (the rerun the

@@ -1,17 +1,17 @@
 // Keeps the page working offline after the first visit. Network first, so a new version is
 // picked up as soon as it is online; the cache answers only when the network does not. Only
 // this origin's GET requests are handled (the page makes no others).
-const CACHE = "first-assert-v3";
+const CACHE = "first-assert-v4";
 const SHELL = [
   "./",
   "index.html",
-  "app.js",
-  "report-view.js",
-  "protocol.js",
   "style.css",
   "rules.html",
   "rules.js",
-  "pkg/first_assert.js",
+  "pkg/app.js",
+  "pkg/engine-worker.js",
+  "pkg/protocol.js",
+  "pkg/style.css",
   "pkg/first_assert_bg.wasm",
   "pkg/first-assert.en.json",
   "pkg/first-assert.zh.json",

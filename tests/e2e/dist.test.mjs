@@ -47,17 +47,17 @@ const files = (dir, base = dir) =>
 
 test("the site holds what a host needs and nothing else; its bookmarklet points at the given origin", () => {
   const list = files(path.join(OUT, "site")).sort();
-  for (const f of ["index.html", "app.js", "report-view.js", "protocol.js", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/first_assert.js", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json", "pkg/bookmarklet.txt"]) {
+  for (const f of ["index.html", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json", "pkg/bookmarklet.txt"]) {
     assert.ok(list.includes(f), `the site lacks ${f}`);
   }
   for (const f of list) {
-    assert.ok(!/^(adapters|bookmarklet|extension)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$/.test(f), `the site carries ${f}`);
+    assert.ok(!/^(adapters|bookmarklet|extension)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$|^(app|report-view|engine|engine-worker|protocol)\.js$|^pkg\/first_assert\.js$/.test(f), `the site carries ${f}`);
   }
   assert.deepEqual(list.filter((f) => f.startsWith("demo/")), readdirSync(path.join(WWW, "demo")).map((f) => "demo/" + f).sort());
   const code = decodeURIComponent(readFileSync(path.join(OUT, "site/pkg/bookmarklet.txt"), "utf8").replace(/^javascript:/, ""));
   assert.ok(code.includes(`const PAGE = "${page}"`), "the bookmarklet opens the site where it is hosted");
   // Every path the page asks for is relative (the site works from a sub-path).
-  for (const f of ["index.html", "app.js", "sw.js", "report-view.js"]) {
+  for (const f of ["index.html", "pkg/app.js", "sw.js", "pkg/engine-worker.js"]) {
     const src = readFileSync(path.join(OUT, "site", f), "utf8");
     assert.ok(!/(?:src|href)="\/[^/]|fetch\("\/|import\("\//.test(src), `${f} asks for an absolute path`);
   }

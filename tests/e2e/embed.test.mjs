@@ -73,6 +73,7 @@ test("an allowed host frames the page, sends cells over a MessageChannel, gets t
   // The framed page shows the report; a jump in it asks the host to reveal the cell.
   const frame = page.frames().find((f) => f.url().startsWith(srv.url));
   assert.equal(await frame.locator("[data-testid=cause]").getAttribute("data-category"), want.cause.category);
+  await frame.locator("[data-testid=echoes] summary").click();
   await frame.locator("[data-testid=echo] [data-action=jump]").last().click();
   await waitResult(page, () => window.results.some((r) => r.data?.type === "first-assert:reveal"));
   const reveal = (await page.evaluate(() => window.results.find((r) => r.data?.type === "first-assert:reveal"))).data;

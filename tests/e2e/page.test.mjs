@@ -63,7 +63,7 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   assert.equal(await copy.textContent(), "Copied");
   // A plain visit does not load the embedded mode's protocol.
   const loaded = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname));
-  assert.ok(loaded.some((p) => p.endsWith("/report-view.js")) && !loaded.some((p) => p.endsWith("/protocol.js")), loaded.join(" "));
+  assert.ok(loaded.some((p) => p.endsWith("/pkg/app.js")) && !loaded.some((p) => p.endsWith("/protocol.js")), loaded.join(" "));
   await page.screenshot({ path: path.join(artifactsDir(), "paste-report.png"), fullPage: true });
   assertSameOrigin(log);
   await ctx.close();

@@ -27,7 +27,9 @@ before(async () => {
   ({ page, log } = await openPage(ctx, srv.url + "?nosw"));
   // A harness in the page: the engine and the view as the page loads them, both catalogues.
   await page.evaluate(async () => {
+    // The package in this thread (the page runs it in a worker), as the view's session.
     const pkg = await import("./pkg/first_assert.js");
+    await pkg.default();
     const { ReportView, sanitize } = await import("./report-view.js");
     const messages = {};
     for (const l of ["en", "zh"]) {

@@ -208,19 +208,24 @@
    */
   async function collectNow(force) {
     let c = A.collect(document, undefined, await readPageWorld());
+    let partial = null;
     if (c.sources.virtualised && adapter === "jupyterlab" && (force || !sweep)) {
       sweeping = true;
       try {
         const s = await A.collectAll(document, undefined, null);
         // Kept only when it read every cell: a sweep cut short (the list not laid out yet,
-        // cells slow to render) is tried again at the next scan, a little later.
+        // cells slow to render, a busy machine) still serves this scan, and is tried again a
+        // little later.
         sweep = s.sources.swept && !s.sources.virtualised ? s : null;
-        if (!sweep && sweepTries++ < 5) setTimeout(schedule, 1000);
+        if (!sweep) {
+          partial = s;
+          if (sweepTries++ < 5) setTimeout(schedule, 1000);
+        }
       } finally {
         setTimeout(() => (sweeping = false), 200);
       }
     }
-    return A.fillGaps(c, sweep);
+    return A.fillGaps(c, sweep ?? partial);
   }
 
   /** Collects, and when something is worth analysing (or `force`), hands it to the panel. */

@@ -1,0 +1,82 @@
+// The page's side of the engine: requests to the Web Worker (engine-worker.js), answered as
+// promises, so the page stays responsive while a large log is read. (Module workers run in
+// every browser the page supports: Chromium, Firefox 114+, Safari 15+.)
+//
+//   const engine = await startEngine();
+//   const { report, key, map } = await engine.analyzeBytes(bytes, "train.log", { lang });
+//   view.show(report, engine.session({ key, map }), messages);
+
+/** Starts the worker; resolves once its engine answers (rejects, with the reason, when the
+ * worker cannot start: the page then says it could not start). */
+export async function startEngine() {
+  const worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
+  const engine = new Engine(worker);
+  await engine.version();
+  return engine;
+}
+
+class Engine {
+  constructor(worker) {
+    this.worker = worker;
+    this.next = 1;
+    this.pending = new Map();
+    worker.addEventListener("message", (e) => {
+      const { id, value, error } = e.data ?? {};
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      if (error !== undefined) p.reject(new Error(error));
+      else p.resolve(value);
+    });
+    worker.addEventListener("error", (e) => {
+      // The worker could not load or its engine died: every waiting request fails clearly.
+      for (const p of this.pending.values()) p.reject(new Error(e.message || "the engine stopped"));
+      this.pending.clear();
+      e.preventDefault();
+    });
+  }
+
+  call(op, args = {}) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, args });
+    });
+  }
+
+  version() {
+    return this.call("version");
+  }
+
+  /** Hands a language's catalogue (its JSON text) to the engine; resolves to its language. */
+  setCatalogue(json) {
+    return this.call("catalogue", { json });
+  }
+
+  /** The bytes are copied to the worker (the page keeps them, to analyse again beside a runtime log). */
+  analyzeBytes(bytes, name, opts) {
+    return this.call("bytes", { bytes, name, opts });
+  }
+
+  analyzeCells(cells, opts) {
+    return this.call("cells", { cells, opts });
+  }
+
+  /** The last input's report in another language (null before any analysis). */
+  setLang(lang) {
+    return this.call("lang", { lang });
+  }
+
+  window(cell, line, log = false) {
+    return this.call("window", { cell, line, log });
+  }
+
+  reset() {
+    return this.call("reset");
+  }
+
+  /** What the report view asks of a session, for the answer `{ key, map }` it goes with. */
+  session({ key, map }) {
+    return { storageKey: () => key, map: () => map, window: (cell, line, log) => this.window(cell, line, log) };
+  }
+}
