@@ -120,6 +120,11 @@ function options() {
   return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost };
 }
 
+/** Says the verdict in the live region (after every analysis, not only where the input came from). */
+function announce(origin, report) {
+  status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
+}
+
 /** Counts analyses, so an answer that arrives after a newer request is dropped. */
 let generation = 0;
 
@@ -137,8 +142,7 @@ async function show(analyse, origin = "", reveal = false, bytes = 0) {
     if (mine !== generation) return null;
     const report = answer.report;
     view.show(report, engine.session(answer), catalogues[lang]);
-    // The live region says the verdict after every analysis, not only where the input came from.
-    status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
+    announce(origin, report);
     // After a paste, a file, a drop or a demo (not each keystroke) the answer comes into view.
     if (reveal) view.focusAnswer();
     // On Colab without the kernel's lines: the place to add them opens.
@@ -252,7 +256,10 @@ async function setLang(l) {
   applyTexts();
   try {
     const answer = await engine.setLang(l);
-    if (answer) view.show(answer.report, engine.session(answer), catalogues[l]);
+    if (answer) {
+      view.show(answer.report, engine.session(answer), catalogues[l]);
+      announce(last?.origin, answer.report);
+    }
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
   }

@@ -293,14 +293,15 @@ export class ReportView {
     return this.jumpButton(this.where(at), at.cell, at.line, at.runtime_log === true);
   }
 
-  codeBlock(code) {
+  /** A block of code with its copy button; `about` names it for screen readers (each region its own name). */
+  codeBlock(code, about) {
     // A page of code (the probe cell) scrolls in its box; its copy button takes all of it.
     const wrap = el("div", code.split("\n").length > 24 ? "fa-code fa-code-long" : "fa-code");
     const pre = el("pre");
     // It may scroll: a region a keyboard can reach.
     pre.tabIndex = 0;
     pre.setAttribute("role", "region");
-    pre.setAttribute("aria-label", this.t("view_code"));
+    pre.setAttribute("aria-label", this.t("view_label", { label: this.t("view_code"), value: about }));
     pre.append(linesText("code", "", code));
     const b = text("button", "fa-copy", this.t("view_copy"));
     b.type = "button";
@@ -599,7 +600,7 @@ export class ReportView {
       label.append(cb, text("span", "fa-step-title", step.title));
       li.append(label);
       this.paragraphs(li, step.body);
-      if (step.code != null) li.append(this.codeBlock(step.code));
+      if (step.code != null) li.append(this.codeBlock(step.code, step.title));
       ol.append(li);
     }
     s.append(ol, reset);

@@ -1,0 +1,325 @@
+// The report as a new user meets it, in headless Chromium at a laptop's 1280×800 and a phone's
+// 390×844, in English and Chinese: the answer card comes first and into view, the failed check
+// is visible (measured with element geometry), nothing makes the page scroll sideways, a screen
+// reader's view has no violations (axe-core), the live region says the verdict, copy buttons say
+// what really happened, a GB18030 log is decoded, and a 1 MB paste never blocks the page.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { launch, serve, openPage, cliReport, artifactsDir, assertSameOrigin, ROOT, WWW } from "./lib.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const SIZES = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+
+let srv, browser;
+before(async () => {
+  srv = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  srv?.close();
+});
+
+/** Every log of our own whose first assert is a kernel record with its condition printed. */
+function kernelRecords() {
+  const logs = [
+    ...readdirSync(path.join(ROOT, "tests/cases")).filter((f) => f.endsWith(".log")).map((f) => path.join(ROOT, "tests/cases", f)),
+    ...readdirSync(path.join(WWW, "demo")).filter((f) => f.endsWith(".log")).map((f) => path.join(WWW, "demo", f)),
+  ];
+  return logs
+    .map((file) => ({ file, want: { en: cliReport(file, "en"), zh: cliReport(file, "zh") } }))
+    .filter(({ want }) => {
+      const f = want.en.first_assert;
+      return f?.kind === "kernel_assert" && f.site?.condition && f.text.includes(f.site.condition);
+    });
+}
+
+async function context(size, lang, extra = {}) {
+  const ctx = await browser.newContext({ viewport: SIZES[size], locale: lang === "zh" ? "zh-CN" : "en-US", ...extra });
+  const { page, log } = await openPage(ctx, `${srv.url}?lang=${lang}&nosw`);
+  return { ctx, page, log };
+}
+
+/** Waits until the report shown is the one whose headline is `headline`. */
+const showing = (page, headline) =>
+  page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, headline);
+
+/** Where the page's box scrolls sideways, if it does: the widths. */
+const sideways = (page) => page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+
+test("the failed check is inside the visible record, at both widths and in both languages, and the page never scrolls sideways", { timeout: 240_000 }, async () => {
+  const records = kernelRecords();
+  assert.ok(records.length >= 20, `only ${records.length} logs with a kernel record`);
+  for (const size of Object.keys(SIZES)) {
+    for (const lang of ["en", "zh"]) {
+      const { ctx, page, log } = await context(size, lang);
+      for (const { file, want } of records) {
+        // As a file: its bytes exactly (a text area turns carriage returns into line breaks).
+        await page.setInputFiles("[data-testid=file-input]", file);
+        await showing(page, want[lang].headline);
+        const g = await page.evaluate(() => {
+          const box = (el) => el?.getBoundingClientRect();
+          const mark = box(document.querySelector("[data-testid=failed-check]"));
+          const rec = box(document.querySelector(".fa-record"));
+          return { mark: mark && { l: mark.left, r: mark.right, t: mark.top, b: mark.bottom, w: mark.width }, rec: { l: rec.left, r: rec.right, t: rec.top, b: rec.bottom }, vw: window.innerWidth };
+        });
+        const name = `${path.basename(file)} at ${size} in ${lang}`;
+        assert.ok(g.mark && g.mark.w > 0, `${name}: the failed check is not marked`);
+        assert.ok(g.mark.l >= g.rec.l && g.mark.r <= g.rec.r + 0.5 && g.mark.t >= g.rec.t && g.mark.b <= g.rec.b + 0.5, `${name}: the check ${JSON.stringify(g.mark)} is outside its box ${JSON.stringify(g.rec)}`);
+        assert.ok(g.mark.r <= g.vw, `${name}: the check is past the right edge of the viewport`);
+        const [scroll, inner] = await sideways(page);
+        assert.ok(scroll <= inner, `${name}: the page is ${scroll} px wide in a ${inner} px viewport`);
+        assert.equal(await page.locator("[data-testid=failed-check]").textContent(), want[lang].first_assert.site.condition, name);
+      }
+      assertSameOrigin(log, srv.origin);
+      await ctx.close();
+    }
+  }
+});
+
+test("after a paste, a file, a drop and a demo the answer card is in view and has the focus (not on each keystroke)", { timeout: 120_000 }, async () => {
+  const vocab = path.join(WWW, "demo/embedding-vocab.log");
+  const text = readFileSync(vocab, "utf8");
+  const want = cliReport(vocab);
+  const inView = (page) =>
+    page.evaluate(() => {
+      const r = document.querySelector("[data-testid=answer-title]").getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && document.activeElement?.id === "fa-answer-title";
+    });
+  const { ctx, page, log } = await context("phone", "en");
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+
+  // Typing: the report follows, the view stays where the typing is.
+  await page.locator("[data-testid=log-input]").pressSequentially("RuntimeError: CUDA error: device-side assert triggered\n", { delay: 5 });
+  await page.locator("[data-testid=answer]").waitFor();
+  assert.equal(await inView(page), false, "typing moved the view");
+
+  // A paste (the real one: the clipboard, then Ctrl+V in the box).
+  await page.fill("[data-testid=log-input]", "");
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.focus("[data-testid=log-input]");
+  await page.keyboard.press("Control+V");
+  await showing(page, want.headline);
+  await page.waitForFunction(() => document.activeElement?.id === "fa-answer-title");
+  await page.waitForTimeout(400); // the smooth scroll ends
+  assert.equal(await inView(page), true, "after a paste");
+
+  for (const [how, run] of [
+    ["a file", () => page.setInputFiles("[data-testid=file-input]", path.join(WWW, "demo/colab-nll-labels.ipynb"))],
+    [
+      "a drop",
+      () =>
+        page.evaluate((t) => {
+          const dt = new DataTransfer();
+          dt.items.add(new File([t], "dropped.log", { type: "text/plain" }));
+          window.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        }, text + "\n# dropped\n"),
+    ],
+    ["a demo", () => page.click("[data-testid=demo-bce]")],
+  ]) {
+    await page.evaluate(() => {
+      document.activeElement?.blur();
+      window.scrollTo(0, 0);
+      document.querySelector("[data-testid=report]").replaceChildren();
+    });
+    await run();
+    await page.locator("[data-testid=answer]").waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === "fa-answer-title");
+    await page.waitForTimeout(400); // the smooth scroll ends
+    assert.equal(await inView(page), true, `after ${how}`);
+  }
+  await page.screenshot({ path: path.join(artifactsDir(), "answer-after-demo-phone.png") });
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("a screen reader's view: axe-core finds nothing on the empty, clean, assert, other-error and notebook states, in both languages and colour schemes", { timeout: 240_000 }, async () => {
+  const other = path.join(ROOT, "tests/cases/illegal-address.log");
+  const states = [
+    ["empty", async () => {}],
+    ["clean", (page) => page.click("[data-testid=demo-clean]")],
+    ["assert", (page) => page.click("[data-testid=demo-vocab]")],
+    ["other-error", (page) => page.setInputFiles("[data-testid=file-input]", other)],
+    ["notebook", (page) => page.click("[data-testid=demo-colab]")],
+  ];
+  const counts = {};
+  for (const scheme of ["light", "dark"]) {
+    for (const lang of ["en", "zh"]) {
+      const { ctx, page, log } = await context("laptop", lang, { colorScheme: scheme });
+      for (const [state, run] of states) {
+        await run(page);
+        if (state !== "empty") await page.locator("[data-testid=answer]").waitFor();
+        // Everything folded open, so what a reader can open is checked too.
+        await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+        // axe's source as an expression the debugger evaluates (the page's CSP allows no eval).
+        if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
+        const result = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ["violations"] });
+          return r.violations.map((v) => `${v.id} (${v.impact}) ×${v.nodes.length}: ${v.nodes[0]?.target.join(" ")}`);
+        });
+        counts[`${state}/${lang}/${scheme}`] = result.length;
+        assert.deepEqual(result, [], `${state} in ${lang}, ${scheme}`);
+        await page.screenshot({ path: path.join(artifactsDir(), `answer-${state}-${lang}-${scheme}.png`), fullPage: state === "empty" });
+      }
+      assertSameOrigin(log, srv.origin);
+      await ctx.close();
+    }
+  }
+  console.log(`# axe-core violations: ${JSON.stringify(counts)}`);
+});
+
+test("the live region says the verdict after every analysis: a paste, a demo, a language switch", { timeout: 60_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "en");
+  const live = page.locator("[data-testid=status][aria-live=polite]");
+  const bce = path.join(WWW, "demo/bce-range.log");
+  await page.fill("[data-testid=log-input]", readFileSync(bce, "utf8"));
+  await showing(page, cliReport(bce).headline);
+  assert.equal(await live.textContent(), cliReport(bce).headline);
+  await page.click("[data-testid=demo-clean]");
+  const clean = cliReport(path.join(WWW, "demo/clean.log"));
+  await showing(page, clean.headline);
+  assert.equal(await live.textContent(), `clean.log · ${clean.headline}`);
+  // A clean verdict says what it read.
+  assert.equal(await page.locator("[data-testid=read-summary]").textContent(), `Read ${clean.input.lines} lines · 0 CUDA errors`);
+  await page.click("[data-testid=demo-vocab]");
+  const vocab = cliReport(path.join(WWW, "demo/embedding-vocab.log"), "zh");
+  await page.selectOption("[data-testid=lang-select]", "zh");
+  await showing(page, vocab.headline);
+  assert.match(await live.textContent(), new RegExp(vocab.headline.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("copy buttons tell the truth: Copied when the write worked, Press Ctrl+C with the code selected when it did not, and back after 2 s", { timeout: 60_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "en");
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  await page.click("[data-testid=demo-vocab]");
+  const copy = page.locator("[data-testid=checklist] .fa-copy").first();
+  const code = await copy.locator("xpath=..").locator("pre").textContent();
+  await copy.click();
+  await page.waitForFunction(async (c) => (await navigator.clipboard.readText()) === c, code);
+  assert.equal(await copy.textContent(), "Copied");
+  await page.waitForFunction((b) => b.textContent === "Copy", await copy.elementHandle(), { timeout: 4000 });
+
+  // The card's button copies the probe cell.
+  await page.click("[data-testid=next-step] .fa-copy-probe");
+  await page.waitForFunction(async () => (await navigator.clipboard.readText()).includes("TorchFunctionMode"));
+  assert.equal(await page.locator("[data-testid=next-step] .fa-copy-probe").textContent(), "Copied");
+
+  // Refused by the browser, and no old way either: say so, and leave the code selected.
+  await page.evaluate(() => {
+    navigator.clipboard.writeText = () => Promise.reject(new DOMException("denied", "NotAllowedError"));
+    document.execCommand = () => false;
+  });
+  await copy.click();
+  await page.waitForFunction((b) => b.textContent === "Press Ctrl+C", await copy.elementHandle());
+  assert.equal(await page.evaluate(() => window.getSelection().toString()), code);
+  await page.waitForFunction((b) => b.textContent === "Copy", await copy.elementHandle(), { timeout: 4000 });
+
+  // No clipboard API at all (a plain-http host): the old way, and it worked.
+  await page.evaluate(() => {
+    Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
+    document.execCommand = (c) => c === "copy";
+  });
+  await copy.click();
+  await page.waitForFunction((b) => b.textContent === "Copied", await copy.elementHandle());
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("a log from a Chinese Windows console (GB18030) is decoded, not turned into replacement characters", { timeout: 60_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "zh");
+  // The log with its progress bar's block glyphs made ASCII (a GB18030 console writes every
+  // character in GB18030; this test writes the Chinese line so and the rest as ASCII).
+  const vocab = readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8").replace(/[^\x00-\x7f]/g, "#");
+  // "# 训练开始：第 1 轮" in GB18030, then the log (ASCII, the same in both encodings).
+  const bytes = Buffer.concat([Buffer.from("2320d1b5c1b7bfaacabca3bab5da203120c2d60a", "hex"), Buffer.from(vocab)]);
+  assert.throws(() => new TextDecoder("utf-8", { fatal: true }).decode(bytes), "not UTF-8");
+  await page.setInputFiles("[data-testid=file-input]", { name: "train-gbk.log", mimeType: "text/plain", buffer: bytes });
+  await page.locator("[data-testid=answer]").waitFor();
+  assert.match(await page.locator("[data-testid=status]").textContent(), /GB18030/);
+  assert.equal(await page.locator("[data-testid=cause]").getAttribute("data-rule"), cliReport(path.join(WWW, "demo/embedding-vocab.log")).cause.rule);
+  await page.locator("[data-testid=window] [data-line='1']").waitFor();
+  assert.equal(await page.locator("[data-testid=window] [data-line='1'] .fa-text").textContent(), "# 训练开始：第 1 轮");
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("a 1 MB paste never blocks the page for more than 100 ms, and stays out of the box", { timeout: 120_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "en");
+  const vocab = readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8");
+  const filler = Array.from({ length: 18_000 }, (_, i) => `{'loss': ${(3 - i / 7000).toFixed(4)}, 'learning_rate': 2e-05, 'epoch': ${(i / 1000).toFixed(2)}}`).join("\n");
+  const big = filler + "\n" + vocab;
+  assert.ok(big.length > 1_000_000, `${big.length} bytes`);
+  const paste = (t) =>
+    page.evaluate((t) => {
+      const dt = new DataTransfer();
+      dt.setData("text/plain", t);
+      document.querySelector("[data-testid=log-input]").dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, t);
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration))).observe({ type: "longtask", buffered: false });
+  });
+  await paste(big);
+  await page.locator("[data-testid=answer]").waitFor();
+  await page.waitForTimeout(300);
+  const long = await page.evaluate(() => window.__long);
+  console.log(`# 1 MB paste: long tasks ${JSON.stringify(long.map(Math.round))} ms`);
+  assert.ok(long.every((d) => d <= 100), `the main thread was blocked ${Math.max(...long)} ms`);
+  // Kept out of the box (a text area of megabytes makes every keystroke slow).
+  assert.equal(await page.locator("[data-testid=log-input]").inputValue(), "");
+
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("while the engine works on a long read, the page says it is reading, and answers once", { timeout: 60_000 }, async () => {
+  // An engine slowed by 600 ms an answer: the page's worker, wrapped (the real one behind it).
+  const ctx = await browser.newContext({ viewport: SIZES.laptop });
+  await ctx.route("**/pkg/engine-worker.js", (route) =>
+    route.fulfill({
+      contentType: "text/javascript",
+      body: 'import "./engine-worker.js?real"; const post = self.postMessage.bind(self); self.postMessage = (m) => setTimeout(() => post(m), m?.value?.report ? 600 : 0);',
+    }),
+  );
+  const { page, log } = await openPage(ctx, `${srv.url}?lang=en&nosw`);
+  await page.evaluate(() => {
+    window.__said = [];
+    new MutationObserver(() => window.__said.push(document.querySelector("[data-testid=status]").textContent)).observe(document.querySelector("[data-testid=status]"), { childList: true, characterData: true, subtree: true });
+  });
+  const vocab = readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8");
+  await page.evaluate((t) => {
+    const box = document.querySelector("[data-testid=log-input]");
+    box.value = t;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }, vocab.repeat(200));
+  await page.locator("[data-testid=answer]").waitFor();
+  const said = await page.evaluate(() => window.__said);
+  assert.equal(said.length, 2, JSON.stringify(said));
+  assert.match(said[0], /^Reading 0\.4 MB…$/);
+  assert.match(said[1], /^Likely cause: The tokenizer has more tokens/);
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
+test("screenshots of the colab and tokenizer demos at both widths, both languages", { timeout: 120_000 }, async () => {
+  for (const size of Object.keys(SIZES)) {
+    for (const lang of ["en", "zh"]) {
+      const { ctx, page } = await context(size, lang);
+      for (const demo of ["colab", "vocab"]) {
+        await page.click(`[data-testid=demo-${demo}]`);
+        await page.locator("[data-testid=answer]").waitFor();
+        await page.waitForTimeout(400);
+        const top = await page.evaluate(() => document.querySelector("[data-testid=answer-title]").getBoundingClientRect().top);
+        assert.ok(top >= 0 && top < SIZES[size].height / 2, `${demo} at ${size} in ${lang}: the answer starts at ${top}`);
+        await page.screenshot({ path: path.join(artifactsDir(), `answer-${demo}-${lang}-${SIZES[size].width}.png`) });
+      }
+      await ctx.close();
+    }
+  }
+});
