@@ -243,17 +243,81 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
     }
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
-    a.feed(&head);
+    let mut text = Encoding::new(l);
+    text.feed(&mut a, &head, false);
     let mut buf = vec![0u8; CHUNK];
     loop {
         match r.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => a.feed(&buf[..n]),
+            Ok(n) => text.feed(&mut a, &buf[..n], false),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(read_err(e)),
         }
     }
+    text.feed(&mut a, &[], true);
     Ok(a.finish(opts))
+}
+
+/// How a log's bytes reach the analyser: as they are (UTF-8, UTF-16 with its mark), or decoded
+/// from GB18030 (a Chinese Windows console's encoding, GBK its subset) when the first non-ASCII
+/// bytes are that and not UTF-8. ASCII is the same in both, so the choice is made there, and
+/// said once on stderr.
+pub(crate) struct Encoding {
+    lang: Lang,
+    decided: bool,
+    gb: Option<encoding_rs::Decoder>,
+}
+
+impl Encoding {
+    pub(crate) fn new(lang: Lang) -> Encoding {
+        Encoding { lang, decided: false, gb: None }
+    }
+
+    pub(crate) fn feed(&mut self, a: &mut TextAnalyzer, bytes: &[u8], last: bool) {
+        if !self.decided {
+            // is_ascii reads a word at a time: most logs are ASCII to the end.
+            let i = if bytes.is_ascii() { None } else { bytes.iter().position(|b| !b.is_ascii()) };
+            let Some(i) = i else {
+                a.feed(bytes);
+                return;
+            };
+            a.feed(&bytes[..i]);
+            self.decided = true;
+            if is_gb18030(&bytes[i..]) {
+                self.gb = Some(encoding_rs::GB18030.new_decoder_without_bom_handling());
+                let _ = writeln!(io::stderr(), "{}", Msg::CliNoteGb18030.text(self.lang));
+            }
+            return self.feed(a, &bytes[i..], last);
+        }
+        match self.gb.as_mut() {
+            Some(dec) => {
+                let mut out = vec![0u8; dec.max_utf8_buffer_length(bytes.len()).unwrap_or(bytes.len() * 3 + 16)];
+                let (_, _, written, _) = dec.decode_to_utf8(bytes, &mut out, last);
+                a.feed(&out[..written]);
+            }
+            None => a.feed(bytes),
+        }
+    }
+}
+
+/// Whether bytes (from a log's first non-ASCII byte) are GB18030 rather than UTF-8: not UTF-8
+/// (an incomplete character at the very end aside), no byte-order mark, no NUL byte, and every
+/// byte read strictly as GB18030.
+fn is_gb18030(head: &[u8]) -> bool {
+    let boms: [&[u8]; 3] = [&[0xef, 0xbb, 0xbf], &[0xff, 0xfe], &[0xfe, 0xff]];
+    if boms.iter().any(|b| head.starts_with(b)) || head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => return false,
+        Err(e) if e.error_len().is_none() => return false, // UTF-8, cut mid-character
+        Err(_) => {}
+    }
+    let mut dec = encoding_rs::GB18030.new_decoder_without_bom_handling();
+    let Some(cap) = dec.max_utf8_buffer_length_without_replacement(head.len()) else { return false };
+    let mut out = vec![0u8; cap];
+    let (res, _, _) = dec.decode_to_utf8_without_replacement(head, &mut out, false);
+    res == encoding_rs::DecoderResult::InputEmpty
 }
 
 fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -338,12 +402,13 @@ mod mapped {
         }
         let mut a = TextAnalyzer::new();
         a.runtime_log(opts);
-        a.feed(first.bytes());
+        let mut text = super::Encoding::new(opts.lang);
+        text.feed(&mut a, first.bytes(), len <= WINDOW);
         drop(first);
         let mut offset = WINDOW;
         while offset < len {
             let w = Window::map(f, offset, (len - offset).min(WINDOW) as usize)?;
-            a.feed(w.bytes());
+            text.feed(&mut a, w.bytes(), offset + WINDOW >= len);
             offset += WINDOW;
         }
         Some(a.finish(opts))

@@ -438,3 +438,43 @@ fn a_runtime_log_joins_a_notebook_or_a_log() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--log"), "{}", text(&out.stderr));
 }
+
+/// "训练开始：第 1 轮" in GB18030 (as a Chinese Windows console writes it) and in UTF-8.
+const GB_LINE: &[u8] = b"# \xd1\xb5\xc1\xb7\xbf\xaa\xca\xbc\xa3\xba\xb5\xda 1 \xc2\xd6";
+const GB_LINE_UTF8: &str = "# 训练开始：第 1 轮";
+
+#[test]
+fn gb18030_logs_are_decoded_streamed_and_mapped() {
+    // Small (read as a stream), with 700 KB of ASCII before the first Chinese line (the choice is
+    // made there, not in the first 64 KB), and over the size that is mapped into memory (1 MiB).
+    for filler in [0usize, 40_000, 70_000] {
+        let mut bytes = Vec::new();
+        for i in 0..filler {
+            bytes.extend_from_slice(format!("step {i} loss 0.5\n").as_bytes());
+        }
+        bytes.extend_from_slice(GB_LINE);
+        bytes.extend_from_slice(b"\n");
+        bytes.extend_from_slice(KERNEL.as_bytes());
+        bytes.extend_from_slice(b"\n");
+        bytes.extend_from_slice(GB_LINE);
+        bytes.extend_from_slice(b"\nRuntimeError: CUDA error: device-side assert triggered\n");
+        assert!(std::str::from_utf8(&bytes).is_err());
+        let path = tmp(&format!("gbk-{filler}.log"), &bytes);
+        let out = bin().args(["--json", "--lang", "zh"]).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("GB18030"), "{}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["input"]["lossy_utf8"], false);
+        assert_eq!(report["first_assert"]["line"], filler + 2);
+        let context: Vec<&str> = report["first_assert"]["context"].as_array().unwrap().iter().map(|c| c["text"].as_str().unwrap()).collect();
+        assert!(context.contains(&GB_LINE_UTF8), "{context:?}");
+    }
+    // UTF-8 stays UTF-8 (no note), and so does a file that is neither (replacement characters, as before).
+    let utf8 = tmp("utf8.log", format!("{GB_LINE_UTF8}\n{KERNEL}\n").as_bytes());
+    let out = bin().arg("--json").arg(&utf8).output().unwrap();
+    assert!(!text(&out.stderr).contains("GB18030"));
+    // 0xFF is no lead byte in UTF-8 or GB18030.
+    let neither = tmp("neither.log", &[KERNEL.as_bytes(), b"\n\xff\xff\n"].concat());
+    let out = bin().arg("--json").arg(&neither).output().unwrap();
+    assert!(!text(&out.stderr).contains("GB18030"), "{}", text(&out.stderr));
+}
