@@ -135,13 +135,13 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let _ = writeln!(
             out,
             "{} {} — {}{sure}",
-            st.warn(&format!("{}:", Msg::RenderCause.text(l))),
+            st.warn(&format!("{}{}", Msg::RenderCause.text(l), colon(l).trim_end())),
             st.bold(c.category.id()),
             st.bold(&c.title),
         );
         let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
         if !c.why.is_empty() {
-            let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderWhy.text(l), indent_more(&c.why, 6));
+            let _ = writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderWhy.text(l), colon(l), indent_more(&c.why, 6));
         }
         if !c.evidence.is_empty() {
             let _ = writeln!(out, "   {} {}:", st.label("="), Msg::RenderEvidence.text(l));
@@ -149,7 +149,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 let _ = writeln!(
                     out,
                     "       {} {} {}",
-                    st.dim(&format!("{}:", where_(l, &e.at))),
+                    st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
                     st.dim(&format!("[{}]", e.scope)),
                     short(&e.text, 160)
                 );
@@ -157,22 +157,23 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         }
         if !c.ops.is_empty() {
             let _ =
-                writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderOps.text(l), indent_more(&c.ops.join(", "), 5));
+                writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderOps.text(l), colon(l), indent_more(&c.ops.join(", "), 5));
         }
-        let _ = writeln!(out, "   {} {}: {}", st.label("="), Msg::RenderRule.text(l), st.dim(&c.rule));
+        let _ = writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderRule.text(l), colon(l), st.dim(&c.rule));
         for k in &c.candidates {
             let pct = (k.confidence * 100.0).round() as u32;
             let _ = writeln!(
                 out,
-                "   {} {}: {} — {} ({})",
+                "   {} {}{}{} — {} ({})",
                 st.label("="),
                 Msg::RenderCandidate.text(l),
+                colon(l),
                 st.bold(k.category.id()),
                 k.title,
                 Msg::ReportConfidence.fill(l, &[("pct", &pct)])
             );
             for e in &k.evidence {
-                let _ = writeln!(out, "       {} {}", st.dim(&format!("{}:", where_(l, &e.at))), short(&e.text, 160));
+                let _ = writeln!(out, "       {} {}", st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())), short(&e.text, 160));
             }
         }
     }
@@ -183,7 +184,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
             None => String::new(),
         };
-        let _ = writeln!(out, "{} {}", st.warn(&format!("{}:", Msg::RenderTraceback.text(l))), head);
+        let _ = writeln!(out, "{} {}", st.warn(&format!("{}{}", Msg::RenderTraceback.text(l), colon(l).trim_end())), head);
         if let Some(ra) = &r.raised_at {
             let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
             if let Some(f) = &ra.user_frame {
@@ -194,9 +195,10 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 };
                 let _ = writeln!(
                     out,
-                    "   {} {}: {} in {}{}",
+                    "   {} {}{}{} in {}{}",
                     st.label("="),
                     Msg::RenderBlamed.text(l),
+                    colon(l),
                     short(&file, 100),
                     short(&f.function, 60),
                     st.code(&code)
@@ -204,7 +206,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             }
         }
         let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
-        let _ = writeln!(out, "   {} {}: {}", st.label("="), tag, indent_more(&s.explanation, 6));
+        let _ = writeln!(out, "   {} {}{}{}", st.label("="), tag, colon(l), indent_more(&s.explanation, 6));
     }
 
     if r.echo_count > 0 {
@@ -215,7 +217,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 out,
                 "   {} {} {}",
                 st.label("="),
-                st.dim(&format!("{}:", where_(l, &e.at))),
+                st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
                 short(&e.text, 140)
             );
         }
@@ -233,7 +235,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 out,
                 "   {} {} {}",
                 st.label("="),
-                st.dim(&format!("{}:", where_(l, &e.at))),
+                st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
                 short(&e.text, 140)
             );
         }
@@ -354,7 +356,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
         if let Some(c) = &site.condition {
             let _ = write!(s, " · `{}`", short(c, 160));
         }
-        let _ = writeln!(out, "{:w$} {} {}: {}", "", st.label("="), Msg::RenderSite.text(l), sanitize(&s), w = width);
+        let _ = writeln!(out, "{:w$} {} {}{}{}", "", st.label("="), Msg::RenderSite.text(l), colon(l), sanitize(&s), w = width);
     }
 }
 
@@ -472,5 +474,13 @@ mod tests {
         assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(sanitize("tab\there"), "tab    here");
         assert_eq!(sanitize("中文 ok"), "中文 ok");
+    }
+}
+
+/// The colon after a label: `: ` in English, the full-width `：` in Chinese.
+fn colon(l: Lang) -> &'static str {
+    match l {
+        Lang::Zh => "：",
+        _ => ": ",
     }
 }
