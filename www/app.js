@@ -78,10 +78,12 @@ async function fetchTexts(l) {
   return res.text();
 }
 
-/** Hands a language's catalogue to the engine and keeps its messages for the page. */
-async function useTexts(json) {
-  const l = await engine.setCatalogue(json);
-  catalogues[l] = JSON.parse(json).messages;
+/** Hands a language's catalogue to the engine and keeps its messages for the page. The worker
+ * takes requests in order, so the analyses sent after it are made with it; not waited for. */
+function useTexts(json) {
+  const doc = JSON.parse(json);
+  engine.setCatalogue(json).catch((e) => status(fill("page_read_error", { error: e?.message ?? String(e) }), "error"));
+  catalogues[doc.lang] = doc.messages;
 }
 
 async function loadTexts(l) {
@@ -531,17 +533,22 @@ async function offerBookmarklet() {
 async function boot() {
   lang = pickLang();
   // The engine and its texts load side by side (the texts' request first: it is the smaller).
+  // The worker compiles the engine while the page fetches its texts and wires itself: the page
+  // is interactive before the engine answers (requests wait in the worker's queue).
+  engine = startEngine();
   const texts = fetchTexts(lang);
-  engine = await startEngine();
-  await useTexts(await texts);
-  engineVersion = await engine.version();
+  const versioned = engine.version().then((v) => {
+    engineVersion = v;
+    $("version").textContent = v;
+  });
+  useTexts(await texts);
   view = new ReportView($("report"), { messages: catalogues[lang] });
   applyTexts();
-  $("version").textContent = engineVersion;
   wire();
   if (embedded) {
     // Only embedded mode speaks the protocol: a plain visit does not wait for its code.
     protocol = await import("./protocol.js");
+    await versioned; // "ready" carries the engine's version
     wireEmbedded();
   } else offerBookmarklet();
   const demo = params.get("demo");

@@ -2,17 +2,14 @@
 // promises, so the page stays responsive while a large log is read. (Module workers run in
 // every browser the page supports: Chromium, Firefox 114+, Safari 15+.)
 //
-//   const engine = await startEngine();
+//   const engine = startEngine();
 //   const { report, key, map } = await engine.analyzeBytes(bytes, "train.log", { lang });
 //   view.show(report, engine.session({ key, map }), messages);
 
-/** Starts the worker; resolves once its engine answers (rejects, with the reason, when the
- * worker cannot start: the page then says it could not start). */
-export async function startEngine() {
-  const worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
-  const engine = new Engine(worker);
-  await engine.version();
-  return engine;
+/** Starts the worker. Requests may be sent at once: the worker answers them in order once its
+ * engine is compiled (a worker that cannot start fails each of them with the reason). */
+export function startEngine() {
+  return new Engine(new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" }));
 }
 
 class Engine {
