@@ -104,7 +104,8 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
     };
     let checklist = checklist::steps(&ctx);
     let echo_cells = distinct_cells(&echoes);
-    let notes = notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+    let notes =
+        notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
     let headline = headline(
         verdict,
         first_kernel.as_ref(),
@@ -869,10 +870,8 @@ fn notes(
     if facts.sites.len() > 1 {
         add("several_sites", Msg::NoteSeveralSites.fill(lang, &[("n", &facts.sites.len())]));
     }
-    if verdict == Verdict::DeviceAssert && echo_count > 1 {
-        if echo_cells > 1 {
-            add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &echo_cells)]));
-        }
+    if verdict == Verdict::DeviceAssert && echo_count > 1 && echo_cells > 1 {
+        add("echo_cells", Msg::NoteEchoCells.fill(lang, &[("n", &echo_count), ("cells", &echo_cells)]));
     }
     if facts.time_reversed {
         let line = kernel.map(|k| k.loc.at.line).or(host.map(|h| h.loc.at.line)).unwrap_or(0);

@@ -141,7 +141,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         );
         let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
         if !c.why.is_empty() {
-            let _ = writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderWhy.text(l), colon(l), indent_more(&c.why, 6));
+            let _ =
+                writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderWhy.text(l), colon(l), indent_more(&c.why, 6));
         }
         if !c.evidence.is_empty() {
             let _ = writeln!(out, "   {} {}:", st.label("="), Msg::RenderEvidence.text(l));
@@ -156,8 +157,14 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             }
         }
         if !c.ops.is_empty() {
-            let _ =
-                writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderOps.text(l), colon(l), indent_more(&c.ops.join(", "), 5));
+            let _ = writeln!(
+                out,
+                "   {} {}{}{}",
+                st.label("="),
+                Msg::RenderOps.text(l),
+                colon(l),
+                indent_more(&c.ops.join(", "), 5)
+            );
         }
         let _ = writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderRule.text(l), colon(l), st.dim(&c.rule));
         for k in &c.candidates {
@@ -173,7 +180,12 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 Msg::ReportConfidence.fill(l, &[("pct", &pct)])
             );
             for e in &k.evidence {
-                let _ = writeln!(out, "       {} {}", st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())), short(&e.text, 160));
+                let _ = writeln!(
+                    out,
+                    "       {} {}",
+                    st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
+                    short(&e.text, 160)
+                );
             }
         }
     }
@@ -184,7 +196,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
             None => String::new(),
         };
-        let _ = writeln!(out, "{} {}", st.warn(&format!("{}{}", Msg::RenderTraceback.text(l), colon(l).trim_end())), head);
+        let _ =
+            writeln!(out, "{} {}", st.warn(&format!("{}{}", Msg::RenderTraceback.text(l), colon(l).trim_end())), head);
         if let Some(ra) = &r.raised_at {
             let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
             if let Some(f) = &ra.user_frame {
@@ -356,7 +369,16 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
         if let Some(c) = &site.condition {
             let _ = write!(s, " · `{}`", short(c, 160));
         }
-        let _ = writeln!(out, "{:w$} {} {}{}{}", "", st.label("="), Msg::RenderSite.text(l), colon(l), sanitize(&s), w = width);
+        let _ = writeln!(
+            out,
+            "{:w$} {} {}{}{}",
+            "",
+            st.label("="),
+            Msg::RenderSite.text(l),
+            colon(l),
+            sanitize(&s),
+            w = width
+        );
     }
 }
 
@@ -451,6 +473,14 @@ fn wrap_from(text: &str, max: usize, indent: usize, first: usize) -> String {
     out
 }
 
+/// The colon after a label: `: ` in English, the full-width `：` in Chinese.
+fn colon(l: Lang) -> &'static str {
+    match l {
+        Lang::Zh => "：",
+        _ => ": ",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,13 +504,5 @@ mod tests {
         assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(sanitize("tab\there"), "tab    here");
         assert_eq!(sanitize("中文 ok"), "中文 ok");
-    }
-}
-
-/// The colon after a label: `: ` in English, the full-width `：` in Chinese.
-fn colon(l: Lang) -> &'static str {
-    match l {
-        Lang::Zh => "：",
-        _ => ": ",
     }
 }

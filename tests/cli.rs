@@ -466,7 +466,8 @@ fn gb18030_logs_are_decoded_streamed_and_mapped() {
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(report["input"]["lossy_utf8"], false);
         assert_eq!(report["first_assert"]["line"], filler + 2);
-        let context: Vec<&str> = report["first_assert"]["context"].as_array().unwrap().iter().map(|c| c["text"].as_str().unwrap()).collect();
+        let context: Vec<&str> =
+            report["first_assert"]["context"].as_array().unwrap().iter().map(|c| c["text"].as_str().unwrap()).collect();
         assert!(context.contains(&GB_LINE_UTF8), "{context:?}");
     }
     // UTF-8 stays UTF-8 (no note), and so does a file that is neither (replacement characters, as before).

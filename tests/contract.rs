@@ -250,3 +250,43 @@ fn outputs_a_page_could_not_read_are_never_a_clean_bill() {
     assert_eq!(v["verdict"], "clean");
     assert_eq!(v["input"]["unreadable_cells"], serde_json::json!([]));
 }
+
+#[test]
+fn the_echo_note_counts_the_cells_the_echoes_are_in() {
+    // For every notebook of ours with the note: its count is the echoes' own cells (the first
+    // assert's cell counts only when an echo is printed there too).
+    let mut seen = 0;
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".ipynb") {
+            continue;
+        }
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(&name);
+        let Ok(report) = analyze_bytes(&std::fs::read(&p).unwrap(), Some(&name), &Options::default()) else {
+            continue; // the broken notebooks of the bad-input tests
+        };
+        let r = serde_json::to_value(&report).unwrap();
+        let Some(note) = r["notes"].as_array().unwrap().iter().find(|n| n["id"] == "echo_cells") else { continue };
+        let mut cells: Vec<u64> = r["echoes"].as_array().unwrap().iter().filter_map(|e| e["cell"].as_u64()).collect();
+        cells.sort_unstable();
+        cells.dedup();
+        let text = note["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("spread over {} cells", cells.len())),
+            "{name}: {text} (echoes in cells {cells:?})"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 1, "no notebook with the note");
+}
+
+#[test]
+fn a_long_other_error_headline_is_cut_between_words_with_an_ellipsis() {
+    let words = "while running the forward pass of the second decoder block on rank zero the allocator reported";
+    let log = format!("RuntimeError: CUDA error: an illegal memory access was encountered {words} {words}\n");
+    let r = first_assert::analyze_text(&log, &Options::default());
+    let h = &r.headline;
+    assert!(h.ends_with('…'), "{h}");
+    let last = h.trim_end_matches('…').rsplit(' ').next().unwrap();
+    assert!(words.split(' ').any(|w| w == last), "cut mid-word: {h}");
+}
