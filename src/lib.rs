@@ -83,6 +83,9 @@ pub struct Options {
     /// Where the input comes from, when the caller knows (`colab`: the page's Colab
     /// adapter); a notebook saved by Colab says so itself.
     pub host: Option<String>,
+    /// Count what reads as quoted (a phrase in code, advice, a question or documentation) as
+    /// printed output: for a reader who says that line was the error after all.
+    pub count_quoted: bool,
 }
 
 impl Options {
@@ -276,6 +279,7 @@ impl TextAnalyzer {
     /// Reads the runtime log of `opts`, if any, before the log itself (the kernel printed its
     /// lines before Python raised the error). Call it before feeding anything.
     pub fn runtime_log(&mut self, opts: &Options) {
+        self.scanner.count_quoted(opts.count_quoted);
         if let Some((info, rows)) = log_rows(opts) {
             self.scanner.runtime_log(info, &rows);
         }
@@ -398,6 +402,7 @@ impl TextAnalyzer {
 
 fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     let mut s = Scanner::new();
+    s.count_quoted(opts.count_quoted);
     s.set_cell_count(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32));
     if nb.host == Some("colab") || opts.colab() {
         s.set_host("colab");

@@ -25,6 +25,9 @@ export interface AnalyzeOptions {
   runtimeLog?: string | null;
   /** Where the input comes from, when the caller knows: "colab". */
   host?: string | null;
+  /** Count what reads as quoted (in code, advice, a question) as printed: the reader's
+   * "treat it as the error" after a clean verdict. */
+  countQuoted?: boolean;
 }
 
 /** Where something is: a 1-based line of the input, or of a notebook cell's output text. */
@@ -122,6 +125,10 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
         let k = key.as_string().unwrap_or_default();
         let value = js_sys::Reflect::get(v, &key).unwrap_or(JsValue::UNDEFINED);
         if value.is_undefined() || value.is_null() {
+            continue;
+        }
+        if k == "countQuoted" {
+            o.count_quoted = value.as_bool().ok_or_else(|| bad("`countQuoted` is a boolean"))?;
             continue;
         }
         let text = value.as_string();

@@ -290,3 +290,22 @@ fn a_long_other_error_headline_is_cut_between_words_with_an_ellipsis() {
     let last = h.trim_end_matches('…').rsplit(' ').next().unwrap();
     assert!(words.split(' ').any(|w| w == last), "cut mid-word: {h}");
 }
+
+#[test]
+fn count_quoted_takes_what_reads_as_quoted_as_the_error() {
+    let log = "step 3 loss 0.7\nprint(\"RuntimeError: CUDA error: device-side assert triggered\")\n";
+    let clean = first_assert::analyze_text(log, &Options::default());
+    assert_eq!(clean.verdict, first_assert::Verdict::Clean);
+    let opts = Options { count_quoted: true, ..Options::default() };
+    let counted = first_assert::analyze_text(log, &opts);
+    assert_eq!(counted.verdict, first_assert::Verdict::DeviceAssert);
+    assert_eq!(counted.raised_at.as_ref().map(|r| r.at.line), Some(2));
+    // The judgement is back to normal after it (the flag lives only while that analysis runs).
+    assert_eq!(first_assert::analyze_text(log, &Options::default()).verdict, first_assert::Verdict::Clean);
+    // In a notebook too.
+    let nb = r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["x = 1"], "outputs": [{"output_type": "stream", "name": "stdout", "text": ["If you see `device-side assert triggered`, restart the runtime.\n"]}]}]}"#;
+    let clean = analyze_bytes(nb.as_bytes(), Some("q.ipynb"), &Options::default()).unwrap();
+    assert_eq!(clean.verdict, first_assert::Verdict::Clean);
+    let counted = analyze_bytes(nb.as_bytes(), Some("q.ipynb"), &opts).unwrap();
+    assert_eq!(counted.verdict, first_assert::Verdict::DeviceAssert);
+}

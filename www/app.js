@@ -285,6 +285,14 @@ function wire() {
     if (text.length > MAX_BYTES) return tooLarge(text.length);
     analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }), true);
   });
+  // "Treat it as the error": the report the input makes with what reads as quoted counted.
+  $("report").addEventListener("fa-treat", (e) => {
+    const quoted = e.detail;
+    if (!quoted?.report) return;
+    view.show(quoted.report, engine.session(quoted, true), catalogues[lang]);
+    announce(last?.origin, quoted.report);
+    view.focusAnswer();
+  });
   // The card's "add the runtime log" step: the box for it opens, ready for a paste.
   $("report").addEventListener("fa-runtime-log", () => {
     const panel = $("runtime-log-panel");

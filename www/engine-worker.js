@@ -5,26 +5,47 @@
 import init, { Session, version, setCatalogue } from "./pkg/first_assert.js";
 
 let session = null;
+/** The same input read again with what reads as quoted counted, after a clean verdict. */
+let quoted = null;
 const ready = init().then(() => {
   session = new Session();
+  quoted = new Session();
 });
 
 /** A report and what the view needs of the session beside it (the map, the checklist's key). */
-const result = (report) => ({ report, key: session.storageKey() ?? null, map: report.verdict === "clean" ? [] : session.map() });
+const answer = (s, report) => ({ report, key: s.storageKey() ?? null, map: report.verdict === "clean" ? [] : s.map() });
+
+/** The answer to an analysis; after a clean verdict, also what the input holds that reads as
+ * quoted, as the report it would make if it counted ("seen but not counted"). */
+function result(report, again) {
+  const out = answer(session, report);
+  if (report.verdict === "clean") {
+    const alt = again(quoted);
+    if (alt.verdict !== "clean") out.quoted = answer(quoted, alt);
+  }
+  return out;
+}
 
 const requests = {
   version: () => version(),
   catalogue: ({ json }) => setCatalogue(json),
-  bytes: ({ bytes, name, opts }) => result(session.analyzeBytes(bytes, name ?? undefined, opts)),
-  cells: ({ cells, opts }) => result(session.analyzeCells(cells, opts)),
+  bytes: ({ bytes, name, opts }) =>
+    result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true })),
+  cells: ({ cells, opts }) => result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true })),
   lang: ({ lang }) => {
     const report = session.setLang(lang);
-    return report ? result(report) : null;
+    if (!report) return null;
+    const out = answer(session, report);
+    const alt = report.verdict === "clean" && quoted.report() ? quoted.setLang(lang) : null;
+    if (alt && alt.verdict !== "clean") out.quoted = answer(quoted, alt);
+    return out;
   },
-  window: ({ cell, line, log }) => session.window(cell ?? undefined, line, log),
+  window: ({ cell, line, log, alt }) => (alt ? quoted : session).window(cell ?? undefined, line, log),
   reset: () => {
     session.free();
+    quoted.free();
     session = new Session();
+    quoted = new Session();
     return null;
   },
 };

@@ -64,16 +64,22 @@ class Engine {
     return this.call("lang", { lang });
   }
 
-  window(cell, line, log = false) {
-    return this.call("window", { cell, line, log });
+  window(cell, line, log = false, alt = false) {
+    return this.call("window", { cell, line, log, alt });
   }
 
   reset() {
     return this.call("reset");
   }
 
-  /** What the report view asks of a session, for the answer `{ key, map }` it goes with. */
-  session({ key, map }) {
-    return { storageKey: () => key, map: () => map, window: (cell, line, log) => this.window(cell, line, log) };
+  /** What the report view asks of a session, for the answer `{ key, map, quoted }` it goes
+   * with (`alt`: the answer is the quoted one, read with what reads as quoted counted). */
+  session({ key, map, quoted }, alt = false) {
+    return {
+      storageKey: () => key,
+      map: () => map,
+      window: (cell, line, log) => this.window(cell, line, log, alt),
+      quoted: () => quoted ?? null,
+    };
   }
 }

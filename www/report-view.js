@@ -193,6 +193,8 @@ export class ReportView {
       card.append(b);
     }
     if (r.verdict === "clean" || r.verdict === "unreadable") card.append(this.readSummary(r));
+    const quoted = r.verdict === "clean" ? this.session?.quoted?.() : null;
+    if (quoted) card.append(this.seenNotCounted(quoted));
     this.next(card, r);
     this.root.append(card);
   }
@@ -204,6 +206,28 @@ export class ReportView {
     const p = text("p", "fa-read", this.t(i.cells != null ? "view_read_cells" : "view_read_text", { lines: i.lines ?? 0, cells: i.cells ?? 0, errors }));
     p.setAttribute("data-testid", "read-summary");
     return p;
+  }
+
+  /** After a clean verdict: the lines that hold the error's words but read as quoted, why they
+   * were not counted, and a button to take them as the error (the page shows `quoted.report`). */
+  seenNotCounted(quoted) {
+    const box = el("div", "fa-quoted");
+    box.setAttribute("data-testid", "quoted");
+    box.append(text("h3", "", this.t("view_quoted_title")), prose("p", "", this.t("view_quoted_reason")));
+    const q = quoted.report;
+    const ul = el("ul", "fa-other");
+    for (const at of [q.first_assert ?? q.raised_at, ...(q.echoes ?? [])].filter(Boolean).slice(0, 5)) {
+      const li = el("li");
+      li.setAttribute("data-line", String(at.line));
+      li.append(text("span", "fa-jump", this.where(at)), text("code", "", at.text));
+      ul.append(li);
+    }
+    const treat = text("button", "button", this.t("view_treat"));
+    treat.type = "button";
+    treat.setAttribute("data-action", "treat");
+    this.quoted = quoted;
+    box.append(ul, treat);
+    return box;
   }
 
   /** The next step, as a button: the probe cell, the runtime log, or the checklist. */
@@ -651,6 +675,8 @@ export class ReportView {
       this.progress();
     } else if (action === "back") {
       this.focusAnswer();
+    } else if (action === "treat") {
+      this.root.dispatchEvent(new CustomEvent("fa-treat", { bubbles: true, detail: this.quoted }));
     } else if (action === "runtime-log") {
       this.root.dispatchEvent(new CustomEvent("fa-runtime-log", { bubbles: true }));
     }

@@ -30,8 +30,31 @@ pub enum Context {
     Quoted,
 }
 
+std::thread_local! {
+    /// Set while a reader's "treat it as the error" analysis runs (see [`counting_quoted`]).
+    static COUNT_QUOTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While the guard lives, every record on this thread counts as printed: the reader asked that
+/// what reads as quoted be taken as the error (`Options::count_quoted`).
+pub(crate) fn counting_quoted(on: bool) -> CountingQuoted {
+    CountingQuoted(COUNT_QUOTED.replace(on))
+}
+
+/// Restores the judgement as it was before [`counting_quoted`].
+pub(crate) struct CountingQuoted(bool);
+
+impl Drop for CountingQuoted {
+    fn drop(&mut self) {
+        COUNT_QUOTED.set(self.0);
+    }
+}
+
 /// Judges a record from the text of its line before it (`before`) and after it (`after`).
 pub fn judge(before: &str, after: &str) -> Context {
+    if COUNT_QUOTED.get() {
+        return Context::Printed;
+    }
     let opens = open_quotes(before);
     if opens.iter().any(|&(at, q)| q != '`' && code_before(&before[..at])) {
         return Context::Quoted;

@@ -110,6 +110,8 @@ struct Dsa {
 /// Reads text and records facts. Feed it bytes; tell it where cells and outputs start.
 pub struct Scanner {
     facts: Facts,
+    /// Whether what reads as quoted counts as printed (`Options::count_quoted`).
+    count_quoted: bool,
     rs: &'static RuleSet,
     p: &'static Patterns,
     kw: &'static Keywords,
@@ -199,6 +201,7 @@ impl Scanner {
     pub fn new() -> Scanner {
         Scanner {
             facts: Facts::default(),
+            count_quoted: false,
             rs: ruleset(),
             p: patterns(),
             kw: keywords(),
@@ -227,6 +230,12 @@ impl Scanner {
         }
     }
 
+    /// Counts what reads as quoted (in code, advice, a question) as printed: the reader's
+    /// "treat it as the error". Call it before feeding anything.
+    pub fn count_quoted(&mut self, on: bool) {
+        self.count_quoted = on;
+    }
+
     /// Starts a notebook cell: line numbers restart at 1.
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
         self.end_block();
@@ -249,6 +258,7 @@ impl Scanner {
     /// in run order: each row numbered with its line in the log, its places marked as the
     /// log's. The input's own counts (bytes, lines) leave the log out.
     pub fn runtime_log(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row]) {
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         let saved = (self.cell, self.output, self.exec, self.line, self.facts.stats.bytes, self.order);
         self.forget_block();
@@ -266,6 +276,7 @@ impl Scanner {
 
     /// Reads a runtime log that is the whole input: its rows oldest first, each at its line.
     pub fn log_as_input(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row], bytes: u64) {
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.read_rows(rows);
         self.facts.stats.bytes = bytes;
         // Listed newest first: "first" is the earliest, as for any log read backwards.
@@ -318,6 +329,7 @@ impl Scanner {
 
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
     pub fn feed(&mut self, data: &[u8]) {
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.check_utf8(data);
         self.feed_bytes(data);
     }
@@ -357,6 +369,7 @@ impl Scanner {
 
     /// Reads text.
     pub fn feed_str(&mut self, text: &str) {
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.feed_bytes(text.as_bytes());
     }
 
@@ -392,6 +405,7 @@ impl Scanner {
 
     /// Ends the input and returns what was found.
     pub fn finish(mut self) -> Facts {
+        let _quoted = context::counting_quoted(self.count_quoted);
         if !self.utf8_tail.is_empty() {
             // The input ended in the middle of a character.
             self.facts.stats.lossy_utf8 = true;

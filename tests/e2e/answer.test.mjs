@@ -194,6 +194,30 @@ test("the live region says the verdict after every analysis: a paste, a demo, a 
   await ctx.close();
 });
 
+test("a clean verdict says what it read, and what it saw but did not count, which one click takes as the error", { timeout: 60_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "en");
+  const text = 'step 3 loss 0.71\nprint("RuntimeError: CUDA error: device-side assert triggered")\nstep 4 loss 0.69\n';
+  await page.fill("[data-testid=log-input]", text);
+  await page.waitForSelector("[data-testid=report][data-verdict=clean]");
+  assert.equal(await page.locator("[data-testid=read-summary]").textContent(), "Read 3 lines · 0 CUDA errors");
+  const seen = page.locator("[data-testid=quoted]");
+  await seen.waitFor();
+  assert.match(await seen.textContent(), /Seen but not counted.*read as quoted/);
+  assert.equal(await seen.locator("li").count(), 1);
+  assert.equal(await seen.locator("li").getAttribute("data-line"), "2");
+  assert.match(await seen.locator("li code").textContent(), /^print\("RuntimeError: CUDA error: device-side assert triggered"\)$/);
+  await seen.locator("[data-action=treat]").click();
+  await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
+  assert.match(await page.locator("[data-testid=answer]").getAttribute("data-headline"), /line 2/);
+  assert.match(await page.locator("[data-testid=status]").textContent(), /line 2/);
+  // A clean log without the words has no such list.
+  await page.click("[data-testid=demo-clean]");
+  await page.waitForSelector("[data-testid=report][data-verdict=clean]");
+  assert.equal(await page.locator("[data-testid=quoted]").count(), 0);
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
 test("copy buttons tell the truth: Copied when the write worked, Press Ctrl+C with the code selected when it did not, and back after 2 s", { timeout: 60_000 }, async () => {
   const { ctx, page, log } = await context("laptop", "en");
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
