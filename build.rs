@@ -212,6 +212,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/rules/needles.rs");
     println!("cargo:rerun-if-changed=probe/probe.py");
     println!("cargo:rerun-if-changed=probe/texts.toml");
+    println!("cargo:rerun-if-changed=i18n/ops.zh.toml");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let out = Path::new(&out);
     let template = std::fs::read_to_string("probe/probe.py").unwrap_or_else(|e| fail(format!("probe/probe.py: {e}")));
@@ -231,11 +232,52 @@ fn main() {
     std::fs::write(out.join("probe_groups.rs"), groups_rs).expect("write probe_groups.rs");
     std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))
         .expect("write messages.rs");
-    for lang in ["en", "zh"] {
+    let zh_texts = translate_ops(&texts, Path::new("i18n/ops.zh.toml"));
+    for (lang, texts) in [("en", &texts), ("zh", &zh_texts)] {
         for (web, name) in [(false, format!("catalogue.{lang}.json")), (true, format!("catalogue-web.{lang}.json"))] {
-            std::fs::write(out.join(name), catalogue(lang, &table, &texts, web)).expect("write a catalogue");
+            std::fs::write(out.join(name), catalogue(lang, &table, texts, web)).expect("write a catalogue");
         }
     }
+}
+
+/// The rules' ops with the Chinese of `path` (i18n/ops.zh.toml) where an op has English words
+/// in it: a build that would show an English phrase in the Chinese report fails, and so does a
+/// line of the file no rule uses.
+fn translate_ops(
+    texts: &[(String, RuleTexts, RuleTexts, RuleOps)],
+    path: &Path,
+) -> Vec<(String, RuleTexts, RuleTexts, RuleOps)> {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+    let table: BTreeMap<String, String> = toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    let mut used = std::collections::BTreeSet::new();
+    // English words: two letters or more, a space, two lowercase letters or more ("with offsets").
+    let prose = |o: &str| {
+        let b = o.as_bytes();
+        (0..b.len()).any(|i| {
+            b[i] == b' '
+                && i >= 2
+                && b[i - 2..i].iter().all(u8::is_ascii_alphabetic)
+                && b.get(i + 1..i + 3).is_some_and(|w| w.iter().all(u8::is_ascii_lowercase))
+        })
+    };
+    let mut tr = |o: &String| match table.get(o) {
+        Some(t) => {
+            used.insert(o.clone());
+            t.clone()
+        }
+        None if prose(o) => fail(format!("{}: no Chinese for the op `{o}`", path.display())),
+        None => o.clone(),
+    };
+    let out = texts
+        .iter()
+        .map(|(id, en, zh, (ops, site_ops))| {
+            (id.clone(), en.clone(), zh.clone(), (ops.iter().map(&mut tr).collect(), site_ops.iter().map(&mut tr).collect()))
+        })
+        .collect();
+    if let Some(k) = table.keys().find(|k| !used.contains(*k)) {
+        fail(format!("{}: `{k}` is no rule's op", path.display()));
+    }
+    out
 }
 
 fn fail(msg: String) -> ! {
