@@ -66,6 +66,26 @@ function storage() {
   }
 }
 
+/** The thread a kernel record names (`thread: [65,0,0]` gives 65), or null. */
+function thread(s) {
+  const m = /thread: \[(\d+),/.exec(s);
+  return m ? Number(m[1]) : null;
+}
+
+/** Consecutive lines that differ only in their numbers (a record repeated per thread), as
+ * groups: a group of three or more is shown as its first line and a count. The line a jump
+ * targets stays on its own. */
+function repeats(lines, target) {
+  const shape = (s) => s.replace(/\d+/g, "#");
+  const groups = [];
+  for (const l of lines) {
+    const g = groups.at(-1);
+    if (g && l.no !== target && g[0].no !== target && l.mark === g[0].mark && shape(l.text) === shape(g[0].text)) g.push(l);
+    else groups.push([l]);
+  }
+  return groups.flatMap((g) => (g.length >= 3 ? [g] : g.map((l) => [l])));
+}
+
 /** The ticks kept for an error: which steps, and the input they were ticked on. */
 function loadTicks(key) {
   const done = new Set();
@@ -559,10 +579,19 @@ export class ReportView {
       const heading = this.t("view_window_at", { at: win.at });
       w.append(text("h3", "", heading));
       const lines = this.linesBox(heading);
-      for (const l of win.lines) {
-        const row = this.lineRow(l.no, l.text, l.mark);
-        if (l.no === line) row.classList.add("target");
+      for (const group of repeats(win.lines, line)) {
+        const [head, ...more] = group;
+        const row = this.lineRow(head.no, head.text, head.mark);
+        if (head.no === line) row.classList.add("target");
         lines.append(row);
+        if (!more.length) continue;
+        // A kernel's record repeated by thread after thread: one line, the rest on demand.
+        const det = el("details", "fa-repeat");
+        const threads = group.map((l) => thread(l.text)).filter((t) => t != null);
+        const args = { n: more.length, from: Math.min(...threads), to: Math.max(...threads) };
+        det.append(text("summary", "", this.t(threads.length === group.length ? "view_repeat_threads" : "view_repeat_lines", args)));
+        for (const l of more) det.append(this.lineRow(l.no, l.text, l.mark));
+        lines.append(det);
       }
       w.append(lines);
       then?.();

@@ -218,6 +218,24 @@ test("a clean verdict says what it read, and what it saw but did not count, whic
   await ctx.close();
 });
 
+test("a record repeated thread after thread is one line and a count that opens", { timeout: 60_000 }, async () => {
+  const { ctx, page, log } = await context("laptop", "en");
+  const want = cliReport(path.join(WWW, "demo/embedding-vocab.log"));
+  const rep = want.first_assert.repeats;
+  await page.click("[data-testid=demo-vocab]");
+  const group = page.locator("[data-testid=window] .fa-repeat");
+  await group.waitFor();
+  // The first record is the window's target, the next one heads the group, the rest are counted.
+  const [lo, hi] = [rep.thread_range[0][0] + 1, rep.thread_range[1][0]];
+  assert.equal(await group.locator("summary").textContent(), `+${rep.count - 2} lines like it, threads ${lo}–${hi}`);
+  assert.equal(await group.locator(".fa-line").first().isVisible(), false);
+  await group.locator("summary").click();
+  assert.equal(await group.locator(".fa-line").count(), rep.count - 2);
+  assert.equal(await group.locator(".fa-line").last().getAttribute("data-line"), String(rep.last_line));
+  assertSameOrigin(log, srv.origin);
+  await ctx.close();
+});
+
 test("copy buttons tell the truth: Copied when the write worked, Press Ctrl+C with the code selected when it did not, and back after 2 s", { timeout: 60_000 }, async () => {
   const { ctx, page, log } = await context("laptop", "en");
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
