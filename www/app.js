@@ -285,6 +285,16 @@ function wire() {
     if (text.length > MAX_BYTES) return tooLarge(text.length);
     analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }), true);
   });
+  // A jump is a step in the history (the address gets #line-N): Back returns to the answer.
+  if (!embedded) {
+    $("report").addEventListener("click", (e) => {
+      const b = e.target instanceof Element ? e.target.closest("[data-action=jump]") : null;
+      if (b) history.pushState({ firstAssertJump: true }, "", `#line-${Number(b.dataset.line) || 1}`);
+    });
+    window.addEventListener("popstate", (e) => {
+      if (!e.state?.firstAssertJump) view.focusAnswer();
+    });
+  }
   // "Treat it as the error": the report the input makes with what reads as quoted counted.
   $("report").addEventListener("fa-treat", (e) => {
     const quoted = e.detail;

@@ -52,6 +52,12 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   assert.equal(await page.evaluate(() => document.activeElement?.closest("[data-testid=window]") !== null), true);
   await page.click("[data-testid=window] [data-action=back]");
   assert.equal(await page.evaluate(() => document.activeElement?.id), "fa-answer-title");
+  // The jump was a step in the history: the browser's Back returns to the answer too.
+  assert.equal(new URL(page.url()).hash, `#line-${want.echoes[0].line}`);
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.goBack();
+  await page.waitForFunction(() => document.activeElement?.id === "fa-answer-title");
+  assert.equal(new URL(page.url()).hash, "");
 
   // Copy buttons put the snippet on the clipboard.
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
