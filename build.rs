@@ -248,7 +248,8 @@ fn translate_ops(
     path: &Path,
 ) -> Vec<(String, RuleTexts, RuleTexts, RuleOps)> {
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-    let table: BTreeMap<String, String> = toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    let table: BTreeMap<String, String> =
+        toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
     let mut used = std::collections::BTreeSet::new();
     // English words: two letters or more, a space, two lowercase letters or more ("with offsets").
     let prose = |o: &str| {
@@ -271,7 +272,12 @@ fn translate_ops(
     let out = texts
         .iter()
         .map(|(id, en, zh, (ops, site_ops))| {
-            (id.clone(), en.clone(), zh.clone(), (ops.iter().map(&mut tr).collect(), site_ops.iter().map(&mut tr).collect()))
+            (
+                id.clone(),
+                en.clone(),
+                zh.clone(),
+                (ops.iter().map(&mut tr).collect(), site_ops.iter().map(&mut tr).collect()),
+            )
         })
         .collect();
     if let Some(k) = table.keys().find(|k| !used.contains(*k)) {
