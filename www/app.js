@@ -146,7 +146,9 @@ async function show(analyse, origin = "", reveal = false, bytes = 0) {
     view.show(report, engine.session(answer), catalogues[lang]);
     announce(origin, report);
     // After a paste, a file, a drop or a demo (not each keystroke) the answer comes into view.
-    if (reveal) view.focusAnswer();
+    // After the first frame has laid the report out: the scroll then costs nothing, and the
+    // page never does both in one long task.
+    if (reveal) requestAnimationFrame(() => setTimeout(() => view.focusAnswer(), 0));
     // On Colab without the kernel's lines: the place to add them opens.
     if (report.notes?.some((n) => n.id === "kernel_lines_in_runtime_log")) $("runtime-log-panel").open = true;
     return report;
@@ -163,6 +165,13 @@ async function show(analyse, origin = "", reveal = false, bytes = 0) {
 function analyseBytes(bytes, name, origin, reveal = false) {
   if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
   return show((o) => engine.analyzeBytes(bytes, name, o), origin, reveal, bytes.length);
+}
+
+/** Text (pasted, or sent by a host) as the bytes of a file, so a pasted notebook is read as one
+ * and a log's checklist is the same pasted or opened; the worker encodes it, not this thread. */
+function analyseText(text, origin, reveal = false) {
+  if (text.length > MAX_BYTES) return tooLarge(text.length);
+  return show((o) => engine.analyzeText(text, o), origin, reveal, text.length);
 }
 
 const decoder = new TextDecoder();
@@ -187,10 +196,7 @@ const encoder = new TextEncoder();
 function analysePasted() {
   const text = $("log").value;
   if (text.trim() === "") return clearReport();
-  if (text.length > MAX_BYTES) return tooLarge(text.length);
-  // As bytes, so a pasted notebook is read as one and the checklist of a log is the same
-  // whether it was pasted or opened.
-  analyseBytes(encoder.encode(text), null, "", revealNext);
+  analyseText(text, "", revealNext);
   revealNext = false;
 }
 /** Whether the next analysis of the paste box follows a paste (then the answer comes into view). */
@@ -283,7 +289,7 @@ function wire() {
     clearTimeout(timer);
     $("log").value = "";
     if (text.length > MAX_BYTES) return tooLarge(text.length);
-    analyseBytes(encoder.encode(text), null, fill("page_pasted_big", { mb: mb(text.length) }), true);
+    analyseText(text, fill("page_pasted_big", { mb: mb(text.length) }), true);
   });
   // A jump is a step in the history (the address gets #line-N): Back returns to the answer.
   if (!embedded) {
@@ -479,7 +485,7 @@ async function onMessage(e) {
   inputHost = isColab(e.origin) ? "colab" : null;
   readFrom = req.sources ?? null;
   const report = await show(
-    (o) => (req.cells ? engine.analyzeCells(req.cells, o) : engine.analyzeBytes(encoder.encode(req.text), null, o)),
+    (o) => (req.cells ? engine.analyzeCells(req.cells, o) : engine.analyzeText(req.text, o)),
     req.title ?? "",
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));

@@ -4,6 +4,7 @@
 
 import init, { Session, version, setCatalogue } from "./pkg/first_assert.js";
 
+const encoder = new TextEncoder();
 let session = null;
 /** The same input read again with what reads as quoted counted, after a clean verdict. */
 let quoted = null;
@@ -31,6 +32,7 @@ const requests = {
   catalogue: ({ json }) => setCatalogue(json),
   bytes: ({ bytes, name, opts }) =>
     result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true })),
+  text: ({ text, opts }) => requests.bytes({ bytes: encoder.encode(text), name: null, opts }),
   cells: ({ cells, opts }) => result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true })),
   lang: ({ lang }) => {
     const report = session.setLang(lang);

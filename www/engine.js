@@ -55,6 +55,11 @@ class Engine {
     return this.call("bytes", { bytes, name, opts });
   }
 
+  /** Text as the bytes of a file (UTF-8, encoded in the worker). */
+  analyzeText(text, opts) {
+    return this.call("text", { text, opts });
+  }
+
   analyzeCells(cells, opts) {
     return this.call("cells", { cells, opts });
   }
