@@ -265,19 +265,28 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
 pub(crate) struct Encoding {
     lang: Lang,
     decided: bool,
+    /// The ASCII bytes read before a choice was made.
+    ascii: usize,
     gb: Option<encoding_rs::Decoder>,
 }
 
+/// A log whose first 4 MiB are ASCII is read as UTF-8 (a Chinese console's log shows a
+/// Chinese line well before that), so a long ASCII log is not looked at twice.
+const DECIDE_WITHIN: usize = 4 << 20;
+
 impl Encoding {
     pub(crate) fn new(lang: Lang) -> Encoding {
-        Encoding { lang, decided: false, gb: None }
+        Encoding { lang, decided: false, ascii: 0, gb: None }
     }
 
     pub(crate) fn feed(&mut self, a: &mut TextAnalyzer, bytes: &[u8], last: bool) {
         if !self.decided {
-            // is_ascii reads a word at a time: most logs are ASCII to the end.
-            let i = if bytes.is_ascii() { None } else { bytes.iter().position(|b| !b.is_ascii()) };
+            // Only the first DECIDE_WITHIN bytes are looked at; is_ascii reads a word at a time.
+            let probe = &bytes[..bytes.len().min(DECIDE_WITHIN - self.ascii)];
+            let i = if probe.is_ascii() { None } else { probe.iter().position(|b| !b.is_ascii()) };
             let Some(i) = i else {
+                self.ascii += probe.len();
+                self.decided = self.ascii >= DECIDE_WITHIN;
                 a.feed(bytes);
                 return;
             };
