@@ -135,57 +135,37 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let _ = writeln!(
             out,
             "{} {} — {}{sure}",
-            st.warn(&format!("{}{}", Msg::RenderCause.text(l), colon(l).trim_end())),
+            st.warn(&heading(l, Msg::RenderCause.text(l))),
             st.bold(c.category.id()),
             st.bold(&c.title),
         );
         let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
         if !c.why.is_empty() {
-            let _ =
-                writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderWhy.text(l), colon(l), indent_more(&c.why, 6));
+            field(&mut out, &st, l, Msg::RenderWhy.text(l), &indent_more(&c.why, 6));
         }
         if !c.evidence.is_empty() {
-            let _ = writeln!(out, "   {} {}:", st.label("="), Msg::RenderEvidence.text(l));
+            let _ = writeln!(out, "   {} {}", st.label("="), heading(l, Msg::RenderEvidence.text(l)));
             for e in &c.evidence {
                 let _ = writeln!(
                     out,
                     "       {} {} {}",
-                    st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
+                    st.dim(&heading(l, &where_(l, &e.at))),
                     st.dim(&format!("[{}]", e.scope)),
                     short(&e.text, 160)
                 );
             }
         }
         if !c.ops.is_empty() {
-            let _ = writeln!(
-                out,
-                "   {} {}{}{}",
-                st.label("="),
-                Msg::RenderOps.text(l),
-                colon(l),
-                indent_more(&c.ops.join(", "), 5)
-            );
+            field(&mut out, &st, l, Msg::RenderOps.text(l), &indent_more(&c.ops.join(", "), 5));
         }
-        let _ = writeln!(out, "   {} {}{}{}", st.label("="), Msg::RenderRule.text(l), colon(l), st.dim(&c.rule));
+        field(&mut out, &st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
         for k in &c.candidates {
             let pct = (k.confidence * 100.0).round() as u32;
-            let _ = writeln!(
-                out,
-                "   {} {}{}{} — {} ({})",
-                st.label("="),
-                Msg::RenderCandidate.text(l),
-                colon(l),
-                st.bold(k.category.id()),
-                k.title,
-                Msg::ReportConfidence.fill(l, &[("pct", &pct)])
-            );
+            let sure = Msg::ReportConfidence.fill(l, &[("pct", &pct)]);
+            let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
+            field(&mut out, &st, l, Msg::RenderCandidate.text(l), &value);
             for e in &k.evidence {
-                let _ = writeln!(
-                    out,
-                    "       {} {}",
-                    st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
-                    short(&e.text, 160)
-                );
+                let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 160));
             }
         }
     }
@@ -196,8 +176,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
             Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
             None => String::new(),
         };
-        let _ =
-            writeln!(out, "{} {}", st.warn(&format!("{}{}", Msg::RenderTraceback.text(l), colon(l).trim_end())), head);
+        let _ = writeln!(out, "{} {}", st.warn(&heading(l, Msg::RenderTraceback.text(l))), head);
         if let Some(ra) = &r.raised_at {
             let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
             if let Some(f) = &ra.user_frame {
@@ -206,20 +185,12 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                     Some(n) => format!("{}:{n}", f.file),
                     None => f.file.clone(),
                 };
-                let _ = writeln!(
-                    out,
-                    "   {} {}{}{} in {}{}",
-                    st.label("="),
-                    Msg::RenderBlamed.text(l),
-                    colon(l),
-                    short(&file, 100),
-                    short(&f.function, 60),
-                    st.code(&code)
-                );
+                let value = format!("{} in {}{}", short(&file, 100), short(&f.function, 60), st.code(&code));
+                field(&mut out, &st, l, Msg::RenderBlamed.text(l), &value);
             }
         }
         let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
-        let _ = writeln!(out, "   {} {}{}{}", st.label("="), tag, colon(l), indent_more(&s.explanation, 6));
+        field(&mut out, &st, l, &tag, &indent_more(&s.explanation, 6));
     }
 
     if r.echo_count > 0 {
@@ -230,7 +201,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                 out,
                 "   {} {} {}",
                 st.label("="),
-                st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
+                st.dim(&heading(l, &where_(l, &e.at))),
                 short(&e.text, 140)
             );
         }
@@ -242,13 +213,13 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
     if r.verdict == Verdict::DeviceAssert && !r.other_errors.is_empty() {
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.warn(&format!("{}:", Msg::RenderOtherErrors.text(l))));
+        let _ = writeln!(out, "{}", st.warn(&heading(l, Msg::RenderOtherErrors.text(l))));
         for e in r.other_errors.iter().take(5) {
             let _ = writeln!(
                 out,
                 "   {} {} {}",
                 st.label("="),
-                st.dim(&format!("{}{}", where_(l, &e.at), colon(l).trim_end())),
+                st.dim(&heading(l, &where_(l, &e.at))),
                 short(&e.text, 140)
             );
         }
@@ -258,7 +229,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 
     if !r.notes.is_empty() {
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderNotes.text(l))));
+        let _ = writeln!(out, "{}", st.label(&heading(l, Msg::RenderNotes.text(l))));
         for n in &r.notes {
             let _ = writeln!(out, "  - {}", indent_more(&sanitize(&n.text), 4));
         }
@@ -274,7 +245,7 @@ fn checklist(out: &mut String, st: &Style, r: &Report, source: &str) {
     }
     let l = r.lang;
     let _ = writeln!(out);
-    let _ = writeln!(out, "{}", st.label(&format!("{}:", Msg::RenderSteps.text(l))));
+    let _ = writeln!(out, "{}", st.label(&heading(l, Msg::RenderSteps.text(l))));
     for (i, s) in r.checklist.iter().enumerate() {
         let mark = if s.done { st.ok("[x]") } else { "[ ]".to_string() };
         let _ = writeln!(out, "  {:>2}. {} {}", i + 1, mark, st.bold(&s.title));
@@ -471,6 +442,16 @@ fn wrap_from(text: &str, max: usize, indent: usize, first: usize) -> String {
         }
     }
     out
+}
+
+/// A `   = label: value` line of the report.
+fn field(out: &mut String, st: &Style, l: Lang, label: &str, value: &str) {
+    let _ = writeln!(out, "   {} {label}{}{value}", st.label("="), colon(l));
+}
+
+/// A label that ends its line or heads what follows (`Cause:`, `原因：`).
+fn heading(l: Lang, label: &str) -> String {
+    format!("{label}{}", colon(l).trim_end())
 }
 
 /// The colon after a label: `: ` in English, the full-width `：` in Chinese.
