@@ -22,7 +22,7 @@ function result(report, again) {
   const out = answer(session, report);
   if (report.verdict === "clean") {
     const alt = again(quoted);
-    if (alt.verdict !== "clean") out.quoted = answer(quoted, alt);
+    if (alt && alt.verdict !== "clean") out.quoted = answer(quoted, alt);
   }
   return out;
 }
@@ -36,11 +36,7 @@ const requests = {
   cells: ({ cells, opts }) => result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true })),
   lang: ({ lang }) => {
     const report = session.setLang(lang);
-    if (!report) return null;
-    const out = answer(session, report);
-    const alt = report.verdict === "clean" && quoted.report() ? quoted.setLang(lang) : null;
-    if (alt && alt.verdict !== "clean") out.quoted = answer(quoted, alt);
-    return out;
+    return report ? result(report, (s) => s.setLang(lang)) : null;
   },
   window: ({ cell, line, log, alt }) => (alt ? quoted : session).window(cell ?? undefined, line, log),
   reset: () => {

@@ -206,6 +206,11 @@ test("a clean verdict says what it read, and what it saw but did not count, whic
   assert.equal(await seen.locator("li").count(), 1);
   assert.equal(await seen.locator("li").getAttribute("data-line"), "2");
   assert.match(await seen.locator("li code").textContent(), /^print\("RuntimeError: CUDA error: device-side assert triggered"\)$/);
+  // In the other language too, and back.
+  await page.selectOption("[data-testid=lang-select]", "zh");
+  await page.waitForFunction(() => /看到了，但没有算作报错/.test(document.querySelector("[data-testid=quoted]")?.textContent ?? ""));
+  await page.selectOption("[data-testid=lang-select]", "en");
+  await page.waitForFunction(() => /Seen but not counted/.test(document.querySelector("[data-testid=quoted]")?.textContent ?? ""));
   await seen.locator("[data-action=treat]").click();
   await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
   assert.match(await page.locator("[data-testid=answer]").getAttribute("data-headline"), /line 2/);
