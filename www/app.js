@@ -577,8 +577,10 @@ async function boot() {
   } else offerBookmarklet();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
-  document.documentElement.dataset.ready = "true";
   performance.mark("first-assert:interactive");
+  // The test hook means what the README says: the engine is loaded (it answered its version).
+  await versioned;
+  document.documentElement.dataset.ready = "true";
   if ("serviceWorker" in navigator && /^https?:$/.test(location.protocol) && !params.has("nosw")) {
     // Offline after the first visit; a failure only means no offline copy.
     navigator.serviceWorker.register("sw.js").catch(() => {});
