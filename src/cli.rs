@@ -3,7 +3,7 @@
 //! This file only parses arguments, reads input and writes output; the analysis is the
 //! library's, and every message comes from the catalogue (`i18n/messages.toml`).
 
-use first_assert::{render, Lang, Msg, Options, Report, TextAnalyzer, Verdict};
+use first_assert::{render, share, Lang, Msg, Options, Report, TextAnalyzer, Verdict};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -14,8 +14,20 @@ const MAX_RUNTIME_LOG: u64 = 64 << 20;
 /// The size of each read from a log.
 const CHUNK: usize = 1 << 20;
 
+/// What the report is printed as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    /// Markdown to paste into an issue or a forum post, personal data hidden unless
+    /// `--no-redact`.
+    Markdown,
+}
+
 struct Args {
-    json: bool,
+    format: Format,
+    /// `--no-redact`: keep personal data in a Markdown report.
+    keep_personal: bool,
     /// `--probe`: print the probe cell only.
     probe: bool,
     lang: Lang,
@@ -72,7 +84,8 @@ fn with_usage(l: Lang, msg: String) -> String {
 }
 
 fn parse_args(l: Lang) -> Result<Option<Args>, String> {
-    let mut a = Args { json: false, probe: false, lang: l, color: None, path: None, log: None };
+    let mut a =
+        Args { format: Format::Text, keep_personal: false, probe: false, lang: l, color: None, path: None, log: None };
     let mut it = std::env::args_os().skip(1);
     let mut only_paths = false;
     while let Some(arg) = it.next() {
@@ -100,7 +113,17 @@ fn parse_args(l: Lang) -> Result<Option<Args>, String> {
                 println!("first-assert {}", env!("CARGO_PKG_VERSION"));
                 return Ok(None);
             }
-            "--json" => a.json = true,
+            "--json" => a.format = Format::Json,
+            "--format" => {
+                let v = value("--format")?;
+                a.format = match v.as_str() {
+                    "text" => Format::Text,
+                    "json" => Format::Json,
+                    "markdown" | "md" => Format::Markdown,
+                    _ => return Err(Msg::CliErrBadFormat.fill(l, &[("value", &v)])),
+                };
+            }
+            "--no-redact" => a.keep_personal = true,
             "--probe" => a.probe = true,
             "--lang" => {
                 let v = value("--lang")?;
@@ -143,6 +166,9 @@ fn run(l: Lang) -> Result<ExitCode, String> {
     if let Some(path) = &args.log {
         opts.runtime_log = Some(read_log(path, l)?);
     }
+    if args.format == Format::Markdown && !args.probe {
+        return markdown(&args, &opts, l);
+    }
     let (report, source) = match args.path.as_deref() {
         None | Some("-") => {
             let stdin = io::stdin();
@@ -174,7 +200,7 @@ fn run(l: Lang) -> Result<ExitCode, String> {
             let _ = writeln!(io::stderr(), "{}", Msg::CliProbeNoAssert.text(l));
         }
         write!(out, "{}", probe.code)
-    } else if args.json {
+    } else if args.format == Format::Json {
         let s = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         writeln!(out, "{s}")
     } else {
@@ -191,6 +217,51 @@ fn run(l: Lang) -> Result<ExitCode, String> {
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         // A reader that went away (`| head`) is not an error worth reporting.
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            return Err(Msg::CliErrCannotWrite.fill(l, &[("reason", &e)]));
+        }
+    }
+    Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--format markdown`: the input read whole (a report to share is about what a user can
+/// paste or attach), analysed, and written as Markdown with the versions it shows.
+fn markdown(args: &Args, opts: &Options, l: Lang) -> Result<ExitCode, String> {
+    let name = args.path.as_deref().filter(|p| *p != "-");
+    let cannot = |e: io::Error| {
+        Msg::CliErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
+    };
+    let mut bytes = Vec::new();
+    match name {
+        Some(path) => {
+            if std::fs::metadata(path).map_err(cannot)?.is_dir() {
+                return Err(Msg::CliErrIsDir.fill(l, &[("path", &path)]));
+            }
+            std::fs::File::open(path).and_then(|f| f.take(MAX_NOTEBOOK + 1).read_to_end(&mut bytes)).map_err(cannot)?
+        }
+        None if args.path.is_none() && io::stdin().is_terminal() => {
+            return Err(with_usage(l, Msg::CliErrNoInput.text(l).to_string()))
+        }
+        None => io::stdin().lock().take(MAX_NOTEBOOK + 1).read_to_end(&mut bytes).map_err(cannot)?,
+    };
+    if bytes.len() as u64 > MAX_NOTEBOOK {
+        return Err(Msg::CliErrShareTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
+    }
+    let (report, decoded) = first_assert::analyze_bytes_keeping(bytes, name, opts).map_err(|e| e.message(l))?;
+    let seen = match &decoded {
+        first_assert::Decoded::Text(t) => share::versions::seen(t),
+        first_assert::Decoded::Notebook(nb) => share::versions::seen(&share::versions::cells_text(&nb.cells)),
+    };
+    let shared = share::markdown::markdown(&report, &seen, !args.keep_personal);
+    if let Some(c) = shared.hidden.as_ref().filter(|c| !c.is_empty()) {
+        let _ = writeln!(
+            io::stderr(),
+            "{}",
+            Msg::CliNoteRedacted.fill(l, &[("hidden", &share::markdown::hidden_line(l, c))])
+        );
+    }
+    let mut out = io::stdout().lock();
+    if let Err(e) = out.write_all(shared.markdown.as_bytes()).and_then(|_| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
             return Err(Msg::CliErrCannotWrite.fill(l, &[("reason", &e)]));
         }

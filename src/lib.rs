@@ -54,6 +54,8 @@ pub mod rules;
 pub mod runtime_log;
 pub mod sanitize;
 pub mod scan;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod share;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
