@@ -37,9 +37,14 @@ writeFileSync(
   path.join(out, "page-world.js"),
   readFileSync(path.join(www, "adapters/adapters.js"), "utf8") + "\n" + readFileSync(path.join(www, "extension/page-world.js"), "utf8"),
 );
-for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
+for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
+// A link shared from the extension's panel points at the site (others cannot open the
+// extension's own pages): the origin the bookmarklet is built for.
+const site = process.env.FIRST_ASSERT_ORIGIN || "http://127.0.0.1:8000";
+const page = path.join(out, "page", "index.html");
+writeFileSync(page, readFileSync(page, "utf8").replace('<meta name="first-assert-site" content="">', `<meta name="first-assert-site" content="${site.replace(/[^\w:/.\-~%]/g, "")}">`));
 cpSync(path.join(www, "demo"), path.join(out, "page/demo"), { recursive: true });
 
 // Icons: a red rounded square with a white "!", drawn pixel by pixel into PNGs.

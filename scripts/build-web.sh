@@ -53,9 +53,10 @@ JSON
 # written; www/index.html loads these. (esbuild, pinned in scripts/web/package.json.)
 bash scripts/ensure-tools.sh esbuild
 esbuild=scripts/web/node_modules/.bin/esbuild
-"$esbuild" www/app.js --bundle --format=esm --minify --target=es2022 --external:./protocol.js \
+"$esbuild" www/app.js --bundle --format=esm --minify --target=es2022 --external:./protocol.js --external:./share.js \
   --outfile="$out/app.js" --log-level=warning
 "$esbuild" www/engine-worker.js --bundle --format=esm --minify --target=es2022 --outfile="$out/engine-worker.js" --log-level=warning
+"$esbuild" www/share.js --bundle --format=esm --minify --target=es2022 --outfile="$out/share.js" --log-level=warning
 "$esbuild" www/protocol.js --format=esm --minify --target=es2022 --outfile="$out/protocol.js" --log-level=warning
 "$esbuild" www/style.css --minify --outfile="$out/style.css" --log-level=warning
 

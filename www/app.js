@@ -127,14 +127,92 @@ function announce(origin, report) {
   status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
 }
 
+/** What the shown report was made from ({ text }, { bytes, name } or { cells }): the versions a
+ * shared report names are read from it. */
+let lastInput = null;
+/** The versions an opened shared link carries (its report has no input beside it). */
+let sharedSeen = null;
+/** share.js and its table, loaded at the first share or shared link. */
+let shareKit = null;
+
+function loadShare() {
+  shareKit ??= Promise.all([
+    import("./share.js"),
+    fetch("pkg/share.json").then((r) => {
+      if (!r.ok) throw new Error(`pkg/share.json: ${r.status}`);
+      return r.json();
+    }),
+  ]).catch((e) => {
+    shareKit = null;
+    throw e;
+  });
+  return shareKit;
+}
+
+/** Where a shared link points: this page, or (in the extension, whose pages others cannot
+ * open) the site the build names. */
+function shareBase() {
+  if (/^https?:$/.test(location.protocol)) return location.origin + location.pathname;
+  const site = document.querySelector("meta[name=first-assert-site]")?.content ?? "";
+  return site ? site.replace(/\/?$/, "/") : location.origin + location.pathname;
+}
+
+/** The view's share buttons: the Markdown or the link of the report shown, and what to say. */
+async function share(kind, hide) {
+  const [mod, table] = await loadShare();
+  const report = view.report;
+  const s = new mod.Sharer(table, catalogues[report.lang] ?? texts);
+  const seen = sharedSeen ?? s.seen(mod.inputText(lastInput));
+  const hiddenNote = (c) => (c ? s.hiddenLine(c) : fill("view_share_not_hidden"));
+  if (kind === "markdown") {
+    const { markdown, hidden } = s.markdown(report, seen, hide);
+    return { text: markdown, note: hiddenNote(hidden) };
+  }
+  const { url, cut, hidden } = await s.link(shareBase(), report, seen, hide);
+  const size = fill("view_share_link_size", { kb: (url.length / 1024).toFixed(1) });
+  return { text: url, note: [size, cut ? fill(`view_share_cut_${cut}`) : "", hiddenNote(hidden)].filter(Boolean).join(" ") };
+}
+
+/** A shared link (#r1.…): its report, read-only, with no input box until the reader asks.
+ * Anything wrong with the fragment is said plainly; nothing of it is run. */
+async function openShared() {
+  document.body.classList.add("shared-view");
+  $("shared-banner").hidden = false;
+  try {
+    const [mod] = await loadShare();
+    const p = await mod.unpack(location.hash);
+    if (!catalogues[p.report.lang]) useTexts(await fetchTexts(p.report.lang));
+    sharedSeen = p.seen;
+    view.show(p.report, null, catalogues[p.report.lang]);
+    $("shared-cut").textContent = p.cut ? fill(`page_shared_cut_${Math.min(p.cut, 3)}`) : "";
+    status(p.report.headline);
+  } catch (e) {
+    clearReport();
+    status(fill(`page_shared_error_${["too_long", "unsupported"].includes(e?.code) ? e.code : "damaged"}`), "error");
+  }
+}
+
+/** Leaves a shared report for the page's own input. */
+function leaveShared() {
+  document.body.classList.remove("shared-view");
+  $("shared-banner").hidden = true;
+  history.replaceState(null, "", location.pathname + location.search);
+  sharedSeen = null;
+  clearReport();
+  status("");
+  $("log").focus();
+}
+
 /** Counts analyses, so an answer that arrives after a newer request is dropped. */
 let generation = 0;
 
 /** Runs one analysis (a function of the options, resolving to the engine's answer) and shows
  * it; engine errors (a broken notebook, a binary file) become a clear message instead of a
  * report. The page stays responsive meanwhile; past WORKING_MS it says it is reading. */
-async function show(analyse, origin = "", reveal = false, bytes = 0) {
+async function show(analyse, origin = "", reveal = false, bytes = 0, input = null) {
   last = { analyse, origin, bytes };
+  lastInput = input;
+  sharedSeen = null;
   const mine = ++generation;
   const working = setTimeout(() => {
     if (mine === generation) status(fill("page_reading", { mb: (bytes / 1048576).toFixed(1) }), "working");
@@ -164,14 +242,14 @@ async function show(analyse, origin = "", reveal = false, bytes = 0) {
 
 function analyseBytes(bytes, name, origin, reveal = false) {
   if (bytes.length > MAX_BYTES) return tooLarge(bytes.length);
-  return show((o) => engine.analyzeBytes(bytes, name, o), origin, reveal, bytes.length);
+  return show((o) => engine.analyzeBytes(bytes, name, o), origin, reveal, bytes.length, { bytes, name });
 }
 
 /** Text (pasted, or sent by a host) as the bytes of a file, so a pasted notebook is read as one
  * and a log's checklist is the same pasted or opened; the worker encodes it, not this thread. */
 function analyseText(text, origin, reveal = false) {
   if (text.length > MAX_BYTES) return tooLarge(text.length);
-  return show((o) => engine.analyzeText(text, o), origin, reveal, text.length);
+  return show((o) => engine.analyzeText(text, o), origin, reveal, text.length, { text });
 }
 
 const decoder = new TextDecoder();
@@ -413,7 +491,7 @@ function fromFragment() {
     if (contacted) return; // the opener talks to us: it sends the cells and gets the marks
     try {
       const cells = await protocol.unpackCells(packed);
-      await show((o) => engine.analyzeCells(cells, o), fill("page_embedded_cut"));
+      await show((o) => engine.analyzeCells(cells, o), fill("page_embedded_cut"), false, 0, { cells });
     } catch (e) {
       status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
     }
@@ -487,6 +565,9 @@ async function onMessage(e) {
   const report = await show(
     (o) => (req.cells ? engine.analyzeCells(req.cells, o) : engine.analyzeText(req.text, o)),
     req.title ?? "",
+    false,
+    0,
+    req.cells ? { cells: req.cells } : { text: req.text },
   );
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
   showSources(report);
@@ -566,9 +647,11 @@ async function boot() {
     $("version").textContent = v;
   });
   useTexts(await texts);
-  view = new ReportView($("report"), { messages: catalogues[lang] });
+  view = new ReportView($("report"), { messages: catalogues[lang], share });
   applyTexts();
   wire();
+  $("shared-own").addEventListener("click", leaveShared);
+  if (!embedded && /^#r\d+\./.test(location.hash)) await openShared();
   if (embedded) {
     // Only embedded mode speaks the protocol: a plain visit does not wait for its code.
     protocol = await import("./protocol.js");

@@ -102,8 +102,11 @@ function loadTicks(key) {
 }
 
 export class ReportView {
-  constructor(root, { messages }) {
+  constructor(root, { messages, share = null }) {
     this.root = root;
+    /** The host's sharing (the page's share.js): `(kind, hide) => Promise<{ text, note }>`,
+     * kind "markdown" or "link"; without it the card has no share buttons. */
+    this.shareFn = share;
     this.messages = messages ?? {};
     this.report = null;
     this.session = null;
@@ -216,6 +219,7 @@ export class ReportView {
     const quoted = r.verdict === "clean" ? this.session?.quoted?.() : null;
     if (quoted) card.append(this.seenNotCounted(quoted));
     this.next(card, r);
+    if (this.shareFn) card.append(this.shareBar());
     this.root.append(card);
   }
 
@@ -278,6 +282,69 @@ export class ReportView {
     box.prepend(text("h3", "", this.t("view_next")));
     box.append(button);
     card.append(box);
+  }
+
+  /** "Copy as Markdown" and "Copy link", with personal data hidden unless the box is unticked. */
+  shareBar() {
+    const box = el("div", "fa-share");
+    box.setAttribute("data-testid", "share");
+    const label = el("label", "fa-share-hide");
+    const hide = el("input");
+    hide.type = "checkbox";
+    hide.checked = this.hide ?? true;
+    hide.setAttribute("data-testid", "share-hide");
+    hide.addEventListener("change", () => (this.hide = hide.checked));
+    label.append(hide, " ", this.t("view_share_hide"));
+    const buttons = el("p", "fa-share-buttons");
+    for (const [kind, key] of [["markdown", "view_share_markdown"], ["link", "view_share_link"]]) {
+      const b = text("button", "button", this.t(key));
+      b.type = "button";
+      b.setAttribute("data-action", "share");
+      b.setAttribute("data-share", kind);
+      b.setAttribute("data-testid", `share-${kind}`);
+      buttons.append(b, " ");
+    }
+    const note = el("p", "fa-share-note");
+    note.setAttribute("data-testid", "share-note");
+    note.setAttribute("role", "status");
+    box.append(label, buttons, note);
+    return box;
+  }
+
+  /** Makes what a share button asked for, copies it and says what happened (and what was
+   * hidden); where the clipboard refuses, the text is shown selected, to copy by hand. */
+  async shareOut(button) {
+    const box = button.closest(".fa-share");
+    const note = box.querySelector(".fa-share-note");
+    const hide = box.querySelector("input[type=checkbox]").checked;
+    box.querySelector("textarea")?.remove();
+    let out;
+    try {
+      out = await this.shareFn(button.getAttribute("data-share"), hide);
+    } catch (e) {
+      note.textContent = sanitize(e?.message ?? String(e));
+      return;
+    }
+    let ok = false;
+    try {
+      if (!navigator.clipboard?.writeText) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(out.text);
+      ok = true;
+    } catch {
+      ok = copyByCommand(out.text);
+    }
+    note.textContent = sanitize(`${this.t(ok ? "view_copied" : "view_press_copy")} · ${out.note}`);
+    note.setAttribute("data-copied", String(ok));
+    if (!ok) {
+      const area = el("textarea", "fa-share-text");
+      area.readOnly = true;
+      area.value = out.text;
+      area.setAttribute("aria-label", this.t(button.getAttribute("data-share") === "link" ? "view_share_link" : "view_share_markdown"));
+      area.setAttribute("data-testid", "share-text");
+      box.append(area);
+      area.focus();
+      area.select();
+    }
   }
 
   /** Moves the reader to the answer (after a paste, a file, a drop or a demo). */
@@ -706,6 +773,8 @@ export class ReportView {
       this.focusAnswer();
     } else if (action === "treat") {
       this.root.dispatchEvent(new CustomEvent("fa-treat", { bubbles: true, detail: this.quoted }));
+    } else if (action === "share") {
+      this.shareOut(a);
     } else if (action === "runtime-log") {
       this.root.dispatchEvent(new CustomEvent("fa-runtime-log", { bubbles: true }));
     }

@@ -1,7 +1,7 @@
 // Keeps the page working offline after the first visit. Network first, so a new version is
 // picked up as soon as it is online; the cache answers only when the network does not. Only
 // this origin's GET requests are handled (the page makes no others).
-const CACHE = "first-assert-v4";
+const CACHE = "first-assert-v5";
 const SHELL = [
   "./",
   "index.html",
@@ -11,6 +11,8 @@ const SHELL = [
   "pkg/app.js",
   "pkg/engine-worker.js",
   "pkg/protocol.js",
+  "pkg/share.js",
+  "pkg/share.json",
   "pkg/style.css",
   "pkg/first_assert_bg.wasm",
   "pkg/first-assert.en.json",

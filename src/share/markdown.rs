@@ -97,7 +97,9 @@ pub fn markdown(r: &Report, seen: &[(&str, String)], hide: bool) -> Shared {
     md.push_str("---\n");
     md.push_str(&Msg::ShareFooter.fill(l, &[("version", &r.tool.version)]));
     if let Some(c) = &hidden {
-        md.push(' ');
+        if l != Lang::Zh {
+            md.push(' ');
+        }
         md.push_str(&hidden_line(l, c));
     }
     md.push('\n');
