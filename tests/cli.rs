@@ -47,7 +47,10 @@ fn help_and_version() {
     let out = bin().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
-    assert!(s.contains("Usage: first-assert [--json|--probe] [--lang en|zh]") && s.contains("Exit status"), "{s}");
+    assert!(
+        s.contains("Usage: first-assert [--format text|json|markdown] [--no-redact]") && s.contains("Exit status"),
+        "{s}"
+    );
     let out = bin().arg("-V").output().unwrap();
     assert_eq!(text(&out.stdout).trim(), format!("first-assert {}", env!("CARGO_PKG_VERSION")));
 }
@@ -478,4 +481,23 @@ fn gb18030_logs_are_decoded_streamed_and_mapped() {
     let neither = tmp("neither.log", &[KERNEL.as_bytes(), b"\n\xff\xff\n"].concat());
     let out = bin().arg("--json").arg(&neither).output().unwrap();
     assert!(!text(&out.stderr).contains("GB18030"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn markdown_is_redacted_unless_asked_and_a_bad_format_is_named() {
+    let log = "  File \"/home/alice/train.py\", line 3, in <module>\n../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let p = tmp("share.log", log.as_bytes());
+    let out = bin().args(["--format", "markdown"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "an assert found, as for every format");
+    let md = text(&out.stdout);
+    assert!(
+        md.starts_with("## CUDA device-side assert\n") && md.contains("/home/<user>/") && !md.contains("alice"),
+        "{md}"
+    );
+    assert!(text(&out.stderr).contains("1 user name"), "stderr says what was hidden");
+    let out = run_stdin(&["--format=markdown", "--no-redact", "-"], log.as_bytes());
+    assert!(text(&out.stdout).contains("/home/alice/"));
+    let out = bin().args(["--format", "yaml"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown format `yaml`"));
 }
