@@ -78,6 +78,10 @@ test("an allowed host frames the page, sends cells over a MessageChannel, gets t
   await waitResult(page, () => window.results.some((r) => r.data?.type === "first-assert:reveal"));
   const reveal = (await page.evaluate(() => window.results.find((r) => r.data?.type === "first-assert:reveal"))).data;
   assert.equal(reveal.cell, want.echoes.at(-1).cell);
+  // The panel offers the page's sharing: a link to the page that carries the report.
+  await frame.locator("[data-testid=share-link]").click();
+  await frame.waitForFunction(() => /KB/.test(document.querySelector("[data-testid=share-note]")?.textContent ?? ""));
+  assert.match(await frame.locator("[data-testid=share-note]").textContent(), /The link is [\d.]+ KB/);
   await page.screenshot({ path: path.join(artifactsDir(), "embedded.png") });
 
   // Messages that break the schema are refused with a reason.

@@ -112,6 +112,10 @@ test("Colab: the assert is noticed, the panel explains it, the outputframe line 
   assert.equal(badge, `1+${want.echoes.length}`);
   await page.screenshot({ path: path.join(artifactsDir(), "extension-colab.png") });
 
+  // The panel offers the page's sharing: the Markdown, checked for personal data.
+  await panel.locator("[data-testid=share-markdown]").click();
+  await panel.locator("[data-testid=share-note]").filter({ hasText: /personal data|Hidden before sharing/ }).waitFor();
+
   // The panel's toggle removes every mark, in the page and in the frames, and restores them.
   await panel.locator("[data-testid=marks-toggle]").click();
   await page.waitForFunction(() => !document.querySelector("[data-first-assert], [data-first-assert-echo], [data-first-assert-badge]"));
