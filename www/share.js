@@ -67,7 +67,7 @@ export class Sharer {
 
   /** "Hidden before sharing: 2 user names, 1 token." (or that nothing was found). */
   hiddenLine(counts) {
-    const items = this.table.kinds.filter((k) => counts[k] > 0).map((k) => this.t(`share_kind_${k}`, { n: counts[k] }));
+    const items = this.table.kinds.filter((k) => counts[k] > 0).map((k) => this.t(`share_kind_${k}${counts[k] === 1 ? "_one" : ""}`, { n: counts[k] }));
     return items.length ? this.t("share_hidden", { items: items.join(this.t("share_list_sep")) }) : this.t("share_hidden_none");
   }
 

@@ -111,16 +111,25 @@ pub fn hidden_line(l: Lang, c: &Counts) -> String {
     if c.is_empty() {
         return Msg::ShareHiddenNone.text(l).to_string();
     }
+    // One item, or more (the Chinese of both is the same).
     let kind = |k: &str| match k {
-        "user" => Msg::ShareKindUser,
-        "folder" => Msg::ShareKindFolder,
-        "host" => Msg::ShareKindHost,
-        "email" => Msg::ShareKindEmail,
-        "ip" => Msg::ShareKindIp,
-        "token" => Msg::ShareKindToken,
-        _ => Msg::ShareKindSecret,
+        "user" => (Msg::ShareKindUserOne, Msg::ShareKindUser),
+        "folder" => (Msg::ShareKindFolderOne, Msg::ShareKindFolder),
+        "host" => (Msg::ShareKindHostOne, Msg::ShareKindHost),
+        "email" => (Msg::ShareKindEmailOne, Msg::ShareKindEmail),
+        "ip" => (Msg::ShareKindIpOne, Msg::ShareKindIp),
+        "token" => (Msg::ShareKindTokenOne, Msg::ShareKindToken),
+        _ => (Msg::ShareKindSecretOne, Msg::ShareKindSecret),
     };
-    let items: Vec<String> = c.0.iter().filter(|(_, n)| *n > 0).map(|(k, n)| kind(k).fill(l, &[("n", n)])).collect();
+    let items: Vec<String> = c
+        .0
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| {
+            let (one, many) = kind(k);
+            (if *n == 1 { one } else { many }).fill(l, &[("n", n)])
+        })
+        .collect();
     Msg::ShareHidden.fill(l, &[("items", &items.join(Msg::ShareListSep.text(l)))])
 }
 
