@@ -54,6 +54,7 @@ report: build
 
 bench: build web
 	@bash scripts/bench.sh
+	@bash scripts/bench-boundary.sh
 	$(CARGO) bench --locked --bench stages
 	$(CARGO) build --release --locked --example serve
 	cd $(E2E) && node bench.mjs && node bench-notebook.mjs

@@ -175,8 +175,19 @@ pub fn has_catalogue(lang: &str) -> bool {
 /// A report as a plain JavaScript object, made by the browser's `JSON.parse` from the JSON the
 /// CLI prints (written by [`crate::report_json`], checked against serde's on every test input):
 /// the package's reports equal the CLI's by construction, with no serde code in the package.
+#[cfg(not(feature = "js-objects"))]
 fn to_js(r: &Report) -> Result<JsValue, JsError> {
     json_to_js(r)
+}
+
+/// With the `js-objects` feature (a build `make bench` measures, not the one the page ships):
+/// the report's serde data as plain objects through serde-wasm-bindgen, maps as objects and
+/// numbers as `f64` (the JSON-compatible serializer), so it equals `JSON.parse` of the JSON.
+#[cfg(feature = "js-objects")]
+fn to_js(r: &Report) -> Result<JsValue, JsError> {
+    use serde::Serialize;
+    r.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&format!("internal error: the report as objects: {e}")))
 }
 
 /// `JSON.stringify(v)`, or a clear error naming `what`.

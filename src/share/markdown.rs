@@ -121,15 +121,14 @@ pub fn hidden_line(l: Lang, c: &Counts) -> String {
         "token" => (Msg::ShareKindTokenOne, Msg::ShareKindToken),
         _ => (Msg::ShareKindSecretOne, Msg::ShareKindSecret),
     };
-    let items: Vec<String> = c
-        .0
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| {
-            let (one, many) = kind(k);
-            (if *n == 1 { one } else { many }).fill(l, &[("n", n)])
-        })
-        .collect();
+    let items: Vec<String> =
+        c.0.iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| {
+                let (one, many) = kind(k);
+                (if *n == 1 { one } else { many }).fill(l, &[("n", n)])
+            })
+            .collect();
     Msg::ShareHidden.fill(l, &[("items", &items.join(Msg::ShareListSep.text(l)))])
 }
 
