@@ -33,6 +33,8 @@ let engineVersion = "";
 let view;
 let lang = "en";
 let texts = {};
+/** Resolves when the texts of the page's language are loaded and applied (boot()). */
+let textsReady = null;
 /** The catalogue of each language loaded so far, as data: the page's own texts come from it. */
 const catalogues = {};
 /** Where embedded-mode answers and reveal requests go: the last accepted host. */
@@ -210,6 +212,7 @@ let generation = 0;
  * it; engine errors (a broken notebook, a binary file) become a clear message instead of a
  * report. The page stays responsive meanwhile; past WORKING_MS it says it is reading. */
 async function show(analyse, origin = "", reveal = false, bytes = 0, input = null) {
+  await textsReady; // input taken before the texts arrived waits for them (boot())
   last = { analyse, origin, bytes };
   lastInput = input;
   sharedSeen = null;
@@ -646,11 +649,18 @@ async function boot() {
     engineVersion = v;
     $("version").textContent = v;
   });
-  useTexts(await texts);
-  view = new ReportView($("report"), { messages: catalogues[lang], share });
-  applyTexts();
+  // The page takes input as soon as it is wired; an analysis waits for the texts (show()), as
+  // it waits for the engine in the worker's queue. The page's own words are English in the
+  // HTML until then.
+  view = new ReportView($("report"), { messages: {}, share });
   wire();
   $("shared-own").addEventListener("click", leaveShared);
+  textsReady = texts.then((json) => {
+    useTexts(json);
+    applyTexts();
+  });
+  if (!embedded) performance.mark("first-assert:interactive");
+  await textsReady;
   if (!embedded && /^#r\d+\./.test(location.hash)) await openShared();
   if (embedded) {
     // Only embedded mode speaks the protocol: a plain visit does not wait for its code.
@@ -660,7 +670,8 @@ async function boot() {
   } else offerBookmarklet();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
-  performance.mark("first-assert:interactive");
+  // Embedded mode takes requests once its protocol is wired (above).
+  if (embedded) performance.mark("first-assert:interactive");
   // The test hook means what the README says: the engine is loaded (it answered its version).
   await versioned;
   document.documentElement.dataset.ready = "true";
