@@ -12,7 +12,7 @@ bash scripts/ensure-tools.sh wasm-target wasm-bindgen
 # shipped build's artefacts stay as they are.
 RUSTC_BOOTSTRAP=1 cargo build --locked --quiet --lib --target wasm32-unknown-unknown --profile wasm \
   --features js-objects --target-dir target/boundary \
-  --config 'target.wasm32-unknown-unknown.rustflags=["-Zlocation-detail=none"]'
+  --config 'target.wasm32-unknown-unknown.rustflags=["-Zlocation-detail=none", "-Zfmt-debug=none"]'
 out=target/boundary-pkg
 rm -rf "$out"
 wasm-bindgen --target web --out-dir "$out" --remove-name-section --remove-producers-section \
