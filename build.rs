@@ -233,7 +233,18 @@ fn main() {
     std::fs::write(out.join("probe_groups.rs"), groups_rs).expect("write probe_groups.rs");
     std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))
         .expect("write messages.rs");
-    std::fs::write(out.join("share.json"), share_table(Path::new("share/patterns.toml"))).expect("write share.json");
+    let share = share_table(Path::new("share/patterns.toml"));
+    for lang in ["en", "zh"] {
+        // What the page's share.js reads: the table and the Markdown report's texts.
+        let texts: Vec<String> = table
+            .iter()
+            .filter(|(k, _)| k.starts_with("share_"))
+            .map(|(k, m)| format!("{}: {}", json(k), json(if lang == "en" { &m.en } else { &m.zh })))
+            .collect();
+        let doc = format!("{{\"lang\": {},\n\"table\": {},\"messages\": {{\n{}\n}}\n}}\n", json(lang), share.trim_end(), texts.join(",\n"));
+        std::fs::write(out.join(format!("share-web.{lang}.json")), doc).expect("write a share document");
+    }
+    std::fs::write(out.join("share.json"), share).expect("write share.json");
     let zh_texts = translate_ops(&texts, Path::new("i18n/ops.zh.toml"));
     for (lang, texts) in [("en", &texts), ("zh", &zh_texts)] {
         for (web, name) in [(false, format!("catalogue.{lang}.json")), (true, format!("catalogue-web.{lang}.json"))] {
@@ -504,9 +515,10 @@ fn camel(key: &str) -> String {
 }
 
 /// The command line's (its text report's too) and the rules page's sentences: the WebAssembly
-/// package has no `Msg` for them, and the web catalogue leaves them out.
+/// package has no `Msg` for them, and the web catalogue leaves them out. The Markdown report's
+/// (`share_`) go to the page in its share documents instead, fetched with share.js.
 fn native_only(key: &str) -> bool {
-    ["cli_", "docs_", "render_"].iter().any(|p| key.starts_with(p))
+    ["cli_", "docs_", "render_", "share_"].iter().any(|p| key.starts_with(p))
 }
 
 /// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's

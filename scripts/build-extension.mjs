@@ -37,7 +37,7 @@ writeFileSync(
   path.join(out, "page-world.js"),
   readFileSync(path.join(www, "adapters/adapters.js"), "utf8") + "\n" + readFileSync(path.join(www, "extension/page-world.js"), "utf8"),
 );
-for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
+for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
 // A link shared from the extension's panel points at the site (others cannot open the

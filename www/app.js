@@ -134,21 +134,26 @@ function announce(origin, report) {
 let lastInput = null;
 /** The versions an opened shared link carries (its report has no input beside it). */
 let sharedSeen = null;
-/** share.js and its table, loaded at the first share or shared link. */
-let shareKit = null;
+/** share.js, and its documents by language (the table and the Markdown report's texts),
+ * loaded at the first share or shared link. */
+let shareCode = null;
+const shareDocs = {};
 
-function loadShare() {
-  shareKit ??= Promise.all([
-    import("./share.js"),
-    fetch("pkg/share.json").then((r) => {
-      if (!r.ok) throw new Error(`pkg/share.json: ${r.status}`);
-      return r.json();
-    }),
-  ]).catch((e) => {
-    shareKit = null;
+function loadShare(l) {
+  shareCode ??= import("./share.js").catch((e) => {
+    shareCode = null;
     throw e;
   });
-  return shareKit;
+  shareDocs[l] ??= fetch(`pkg/share.${l}.json`)
+    .then((r) => {
+      if (!r.ok) throw new Error(`pkg/share.${l}.json: ${r.status}`);
+      return r.json();
+    })
+    .catch((e) => {
+      delete shareDocs[l];
+      throw e;
+    });
+  return Promise.all([shareCode, shareDocs[l]]);
 }
 
 /** Where a shared link points: this page, or (in the extension, whose pages others cannot
@@ -161,9 +166,9 @@ function shareBase() {
 
 /** The view's share buttons: the Markdown or the link of the report shown, and what to say. */
 async function share(kind, hide) {
-  const [mod, table] = await loadShare();
   const report = view.report;
-  const s = new mod.Sharer(table, catalogues[report.lang] ?? texts);
+  const [mod, doc] = await loadShare(report.lang);
+  const s = new mod.Sharer(doc.table, { ...(catalogues[report.lang] ?? texts), ...doc.messages });
   const seen = sharedSeen ?? s.seen(mod.inputText(lastInput));
   const hiddenNote = (c) => (c ? s.hiddenLine(c) : fill("view_share_not_hidden"));
   if (kind === "markdown") {
@@ -181,7 +186,7 @@ async function openShared() {
   document.body.classList.add("shared-view");
   $("shared-banner").hidden = false;
   try {
-    const [mod] = await loadShare();
+    const mod = await (shareCode ??= import("./share.js"));
     const p = await mod.unpack(location.hash);
     if (!catalogues[p.report.lang]) useTexts(await fetchTexts(p.report.lang));
     sharedSeen = p.seen;

@@ -3,7 +3,7 @@
 // turns that off. Loaded only when a share button is used or a shared link is opened.
 //
 // The table of what is hidden and which versions are read is the engine's (share/patterns.toml,
-// as pkg/share.json); the Markdown is the text `first-assert --format markdown` writes (the
+// in pkg/share.LANG.json with the Markdown report's texts); the Markdown is the text `first-assert --format markdown` writes (the
 // engine's src/share/markdown.rs, ported: the package has no bytes to spare for it).
 // tests/e2e/share.test.mjs checks both write the same text, byte for byte.
 
@@ -29,7 +29,8 @@ function regex(row) {
 const mixed = (s) => /[A-Za-z]/.test(s) && /[0-9]/.test(s);
 
 export class Sharer {
-  /** `table`: pkg/share.json; `messages`: the catalogue's messages of the report's language. */
+  /** `table`: pkg/share.LANG.json's; `messages`: the catalogue's messages of the report's
+   * language with that document's. */
   constructor(table, messages) {
     this.table = table;
     this.messages = messages;

@@ -47,7 +47,7 @@ const files = (dir, base = dir) =>
 
 test("the site holds what a host needs and nothing else; its bookmarklet points at the given origin", () => {
   const list = files(path.join(OUT, "site")).sort();
-  for (const f of ["index.html", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json", "pkg/bookmarklet.txt"]) {
+  for (const f of ["index.html", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json", "pkg/bookmarklet.txt"]) {
     assert.ok(list.includes(f), `the site lacks ${f}`);
   }
   for (const f of list) {

@@ -13,8 +13,10 @@ import path from "node:path";
 import { launch, serve, openPage, cliReport, assertSameOrigin, ROOT, WWW, CLI } from "./lib.mjs";
 import { Sharer, inputText, unpack, LINK_BUDGET } from "../../www/share.js";
 
-const TABLE = JSON.parse(readFileSync(path.join(WWW, "pkg/share.json"), "utf8"));
-const MESSAGES = Object.fromEntries(["en", "zh"].map((l) => [l, JSON.parse(readFileSync(path.join(WWW, `pkg/first-assert.${l}.json`), "utf8")).messages]));
+// What the page hands share.js: the table and the texts of its share document, over the catalogue's.
+const read = (f) => JSON.parse(readFileSync(path.join(WWW, "pkg", f), "utf8"));
+const TABLE = read("share.en.json").table;
+const MESSAGES = Object.fromEntries(["en", "zh"].map((l) => [l, { ...read(`first-assert.${l}.json`).messages, ...read(`share.${l}.json`).messages }]));
 
 /** `first-assert --format markdown` on a file (exit status 1 means an assert was found). */
 function cliMarkdown(file, lang, redact = true) {
