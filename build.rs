@@ -241,7 +241,12 @@ fn main() {
             .filter(|(k, _)| k.starts_with("share_"))
             .map(|(k, m)| format!("{}: {}", json(k), json(if lang == "en" { &m.en } else { &m.zh })))
             .collect();
-        let doc = format!("{{\"lang\": {},\n\"table\": {},\"messages\": {{\n{}\n}}\n}}\n", json(lang), share.trim_end(), texts.join(",\n"));
+        let doc = format!(
+            "{{\"lang\": {},\n\"table\": {},\"messages\": {{\n{}\n}}\n}}\n",
+            json(lang),
+            share.trim_end(),
+            texts.join(",\n")
+        );
         std::fs::write(out.join(format!("share-web.{lang}.json")), doc).expect("write a share document");
     }
     std::fs::write(out.join("share.json"), share).expect("write share.json");

@@ -185,7 +185,9 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
                     Some(n) => format!("{}:{n}", f.file),
                     None => f.file.clone(),
                 };
-                let value = format!("{} in {}{}", short(&file, 100), short(&f.function, 60), st.code(&code));
+                let frame =
+                    Msg::RenderFrame.fill(l, &[("file", &short(&file, 100)), ("function", &short(&f.function, 60))]);
+                let value = format!("{frame}{}", st.code(&code));
                 field(&mut out, &st, l, Msg::RenderBlamed.text(l), &value);
             }
         }
