@@ -65,9 +65,19 @@ EOF
 # The extension: Chrome's zip as built; Firefox's with background scripts only (Firefox runs
 # no service worker there, and says so in a warning otherwise).
 zip_dir() { (cd "$1" && python3 -m zipfile -c "$2" ./*); }
-zip_dir dist/extension "$out/first-assert-extension-$version.zip"
+# A link shared from the extension's panel points at the site (others cannot open the
+# extension's own pages): its page names ORIGIN.
+ext=$(mktemp -d)
+cp -r dist/extension/. "$ext/"
+node -e '
+  const fs = require("fs"), [p, origin] = process.argv.slice(1);
+  const html = fs.readFileSync(p, "utf8").replace(/<meta name="first-assert-site" content="[^"]*">/, `<meta name="first-assert-site" content="${origin.replace(/[^\w:/.\-~%]/g, "")}">`);
+  fs.writeFileSync(p, html);
+' "$ext/page/index.html" "$origin"
+zip_dir "$ext" "$out/first-assert-extension-$version.zip"
 ff=$(mktemp -d)
-cp -r dist/extension/. "$ff/"
+cp -r "$ext/." "$ff/"
+rm -rf "$ext"
 node -e '
   const fs = require("fs"), p = process.argv[1] + "/manifest.json";
   const m = JSON.parse(fs.readFileSync(p, "utf8"));

@@ -93,6 +93,8 @@ test("the extension's zips unpack to lint-clean extensions of this version", { t
     const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
     assert.equal(manifest.version, VERSION, zip);
     assert.ok(existsSync(path.join(dir, "page/pkg/first_assert_bg.wasm")), `${zip}: the panel's engine`);
+    // Links shared from the panel point at the site the zips were made for.
+    assert.ok(readFileSync(path.join(dir, "page/index.html"), "utf8").includes(`<meta name="first-assert-site" content="${page.replace(/\/$/, "")}">`), `${zip}: the site for shared links`);
     const r = JSON.parse(execFileSync(lint, ["lint", "--source-dir", dir, "--output", "json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
     assert.equal(r.summary.errors, 0, `${zip}: ${JSON.stringify(r.errors)}`);
     assert.deepEqual(r.warnings.map((w) => w.code), warnings, zip);
