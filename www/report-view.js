@@ -86,6 +86,17 @@ function repeats(lines, target) {
   return groups.flatMap((g) => (g.length >= 3 ? [g] : g.map((l) => [l])));
 }
 
+/** A map bin's least width and the gap between bins (style.css's `.fa-map`), in CSS pixels. */
+const MIN_BIN = 4;
+const MAP_GAP = 2;
+const RANK = { none: 0, evidence: 1, other: 2, echo: 3, first: 4 };
+
+/** Of map entries merged into one bin: the one with the strongest mark (the first of them),
+ * so the bin shows that mark and jumps there. */
+function strongest(entries) {
+  return entries.reduce((best, e) => ((RANK[e.mark] ?? 0) > (RANK[best.mark] ?? 0) || (best.line == null && e.line != null && RANK[e.mark] === RANK[best.mark]) ? e : best));
+}
+
 /** The ticks kept for an error: which steps, and the input they were ticked on. */
 function loadTicks(key) {
   const done = new Set();
@@ -611,7 +622,14 @@ export class ReportView {
       const cells = input.format !== "text";
       const map = el("ul", cells ? "fa-map cells" : "fa-map lines");
       map.setAttribute("aria-label", this.t("view_map_title"));
-      for (const e of this.session.map()) {
+      s.append(map);
+      // A log's runs of lines, merged so that all of them fit the strip (a phone's is ~340 px
+      // for the engine's 120 runs): each keeps the strongest mark among those it merges.
+      const entries = this.session.map();
+      const fit = Math.max(12, Math.floor((map.clientWidth + MAP_GAP) / (MIN_BIN + MAP_GAP)));
+      const k = cells || !map.clientWidth ? 1 : Math.ceil(entries.length / fit);
+      for (let i = 0; i < entries.length; i += k) {
+        const e = strongest(entries.slice(i, i + k));
         const li = el("li");
         const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line, e.log) : text("span", "", e.label);
         node.setAttribute("class", `fa-bin mark-${e.mark}`);
@@ -620,7 +638,6 @@ export class ReportView {
         li.append(node);
         map.append(li);
       }
-      s.append(map);
     }
     const w = el("div", "fa-window");
     w.setAttribute("data-testid", "window");

@@ -373,3 +373,28 @@ test("screenshots of the colab and tokenizer demos at both widths, both language
     }
   }
 });
+
+test("a long log's map fits a phone's strip: every run of lines visible, the first assert's and the last echo's marks in it", { timeout: 60_000 }, async () => {
+  const lines = [];
+  for (let i = 1; i <= 600; i++) lines.push(`step ${i} loss ${(1 / i).toFixed(4)}`);
+  lines[299] = "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+  lines.push("Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "    loss.item()", "RuntimeError: CUDA error: device-side assert triggered");
+  const text = lines.join("\n") + "\n";
+  for (const size of ["phone", "laptop"]) {
+    const { ctx, page, log } = await context(size, "en");
+    await page.setInputFiles("[data-testid=file-input]", { name: "long.log", mimeType: "text/plain", buffer: Buffer.from(text) });
+    await page.waitForSelector(".fa-map.lines .fa-bin.mark-first");
+    const g = await page.evaluate(() => {
+      const map = document.querySelector(".fa-map.lines").getBoundingClientRect();
+      const bins = [...document.querySelectorAll(".fa-map.lines li")].map((li) => li.getBoundingClientRect());
+      return { right: map.right, bins: bins.length, last: bins.at(-1).right, narrowest: Math.min(...bins.map((b) => b.width)), echo: !!document.querySelector(".fa-map.lines .fa-bin.mark-echo") };
+    });
+    assert.ok(g.last <= g.right + 0.5, `${size}: the last run ends at ${g.last}, past the strip's ${g.right}`);
+    assert.ok(g.narrowest >= 4, `${size}: a run is ${g.narrowest} px wide`);
+    assert.ok(g.echo, `${size}: the echo at the end is not on the map`);
+    if (size === "phone") assert.ok(g.bins < 120, `${size}: ${g.bins} runs for a ${g.right} px strip`);
+    else assert.equal(g.bins, 120);
+    assertSameOrigin(log, srv.origin);
+    await ctx.close();
+  }
+});
