@@ -21,7 +21,7 @@ export function sanitize(s) {
 }
 
 /** A message with each `{name}` replaced; unknown names stay visible. */
-function fill(template, args = {}) {
+export function fill(template, args = {}) {
   return String(template ?? "").replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
 }
 
@@ -86,6 +86,28 @@ function repeats(lines, target) {
   return groups.flatMap((g) => (g.length >= 3 ? [g] : g.map((l) => [l])));
 }
 
+/** Where something is (an object with `line`, `cell`, `execution_count`, as the report's
+ * places are), in the words of `t` (a message's key and arguments to its text): `line 12`, or
+ * `cell [3], line 12` in a notebook (the engine's `i18n::location`). */
+export function where(t, at) {
+  if (at.runtime_log === true) return t("at_runtime_log", { line: at.line });
+  if (at.cell == null) return t("at_line", { line: at.line });
+  if (at.execution_count != null) return t("at_cell", { exec: at.execution_count, line: at.line });
+  return t("at_cell_pos", { pos: at.cell + 1, line: at.line });
+}
+
+/** Writes `text` to the clipboard; where the clipboard API is missing or refused, the old
+ * `execCommand("copy")`. Whether it worked. */
+async function writeClipboard(text) {
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return copyByCommand(text);
+  }
+}
+
 /** A map bin's least width and the gap between bins (style.css's `.fa-map`), in CSS pixels. */
 const MIN_BIN = 4;
 const MAP_GAP = 2;
@@ -133,13 +155,8 @@ export class ReportView {
     return fill(this.messages[key] ?? key, args);
   }
 
-  /** Where something is (an object with `line`, `cell`, `execution_count`, as the report's
-   * places are): `line 12`, or `cell [3], line 12` in a notebook. */
   where(at) {
-    if (at.runtime_log === true) return this.t("at_runtime_log", { line: at.line });
-    if (at.cell == null) return this.t("at_line", { line: at.line });
-    if (at.execution_count != null) return this.t("at_cell", { exec: at.execution_count, line: at.line });
-    return this.t("at_cell_pos", { pos: at.cell + 1, line: at.line });
+    return where((k, a) => this.t(k, a), at);
   }
 
   /** Renders `report` (the engine's object) into the root, replacing what was there. */
@@ -336,14 +353,7 @@ export class ReportView {
       note.textContent = sanitize(e?.message ?? String(e));
       return;
     }
-    let ok = false;
-    try {
-      if (!navigator.clipboard?.writeText) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(out.text);
-      ok = true;
-    } catch {
-      ok = copyByCommand(out.text);
-    }
+    const ok = await writeClipboard(out.text);
     note.textContent = sanitize(`${this.t(ok ? "view_copied" : "view_press_copy")} · ${out.note}`);
     note.setAttribute("data-copied", String(ok));
     if (!ok) {
@@ -801,14 +811,7 @@ export class ReportView {
    * text selected with "Press Ctrl+C". The label comes back after 2 s. */
   async copy(button, code) {
     const label = button.getAttribute("data-label") ?? this.t("view_copy");
-    let ok = false;
-    try {
-      if (!navigator.clipboard?.writeText) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(code);
-      ok = true;
-    } catch {
-      ok = copyByCommand(code);
-    }
+    const ok = await writeClipboard(code);
     if (!ok) selectCode(button);
     button.textContent = this.t(ok ? "view_copied" : "view_press_copy");
     button.classList.toggle("copied", ok);

@@ -7,7 +7,7 @@
 // engine's src/share/markdown.rs, ported: the package has no bytes to spare for it).
 // tests/e2e/share.test.mjs checks both write the same text, byte for byte.
 
-import { sanitize } from "./report-view.js";
+import { fill, sanitize, where } from "./report-view.js";
 
 /** The version of the link's format (`#r1.` + base64url of the deflated JSON). */
 const LINK_PREFIX = "#r1.";
@@ -16,10 +16,6 @@ export const LINK_BUDGET = 8000;
 /** What an opened link may hold: its fragment, and the JSON it inflates to. */
 const MAX_FRAGMENT = 64 << 10;
 const MAX_JSON = 1 << 20;
-
-function fill(template, args = {}) {
-  return String(template ?? "").replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
-}
 
 /** A row's pattern with its flags, as a global RegExp with match indices. */
 function regex(row) {
@@ -88,10 +84,7 @@ export class Sharer {
   }
 
   where(at) {
-    if (at.runtime_log === true) return this.t("at_runtime_log", { line: at.line });
-    if (at.cell == null) return this.t("at_line", { line: at.line });
-    if (at.execution_count != null) return this.t("at_cell", { exec: at.execution_count, line: at.line });
-    return this.t("at_cell_pos", { pos: at.cell + 1, line: at.line });
+    return where((k, a) => this.t(k, a), at);
   }
 
   item(label, value) {
