@@ -5,54 +5,10 @@
 //! ([`crate::catalogue`]). Rule texts (title, summary, why, fix) live in the rule files
 //! instead, next to the patterns they explain.
 
-use serde::{Deserialize, Serialize};
+pub use crate::lang::Lang;
 use std::fmt::Display;
 
 include!(concat!(env!("OUT_DIR"), "/messages.rs"));
-
-/// A language the interface speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// Simplified Chinese.
-    Zh,
-}
-
-impl Lang {
-    /// Every supported language.
-    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
-
-    /// Picks a language from a tag such as `zh-CN`, `zh_CN.UTF-8`, `en-US` or `zh`.
-    ///
-    /// Returns `None` for languages the interface does not speak.
-    pub fn from_tag(tag: &str) -> Option<Lang> {
-        let t = tag.trim().to_ascii_lowercase();
-        let primary = t.split(['-', '_', '.', '@']).next().unwrap_or("");
-        match primary {
-            "zh" | "cmn" => Some(Lang::Zh),
-            "en" => Some(Lang::En),
-            _ => None,
-        }
-    }
-
-    /// The short code used in reports and on the command line.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        }
-    }
-
-    pub(crate) fn index(self) -> usize {
-        match self {
-            Lang::En => 0,
-            Lang::Zh => 1,
-        }
-    }
-}
 
 impl Msg {
     /// Returns the message in `lang`, with its `{placeholders}` left as they are.

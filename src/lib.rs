@@ -36,7 +36,8 @@
 //! - [`rules`]: the rule data (`rules/*.toml`) compiled into a `RegexSet` prefilter and an
 //!   exact table of kernel sites; chooses the cause.
 //! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps; [`probe`]: the probe cell.
-//! - [`i18n`]: the message catalogue; [`render`]: the human-readable text.
+//! - [`i18n`]: the message catalogue ([`lang`]: the languages); [`render`]: the human-readable text;
+//!   [`share`]: the Markdown report and redaction, for sharing (native builds).
 
 pub mod catalogue;
 pub mod checks;
@@ -45,6 +46,7 @@ pub mod docs;
 pub mod i18n;
 pub mod input;
 pub mod json;
+pub mod lang;
 pub mod re;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod render;

@@ -8,7 +8,7 @@
 //! for native builds alone, where tests and Rust users need it; in the package it would cost
 //! ~80 KB of code that nothing calls.
 
-use crate::i18n::Lang;
+use crate::lang::Lang;
 #[cfg(not(target_arch = "wasm32"))]
 use serde::Deserialize;
 use serde::Serialize;
