@@ -20,101 +20,107 @@ const UNPARSED_CONFIDENCE: f64 = 0.7;
 /// The id of the rule used when a device-side assert shows no evidence of its cause.
 pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 
+/// The first assert as the scan saw it: the first kernel line and the first host line that
+/// reports a device-side assert (either may be missing), and what follows from them.
+struct Firsts<'a> {
+    kernel: Option<KernelHit>,
+    /// The kernel line's aggregate over every record of its site.
+    kernel_agg: Option<&'a SiteAgg>,
+    /// Every host line that reports a device-side assert, in input order.
+    device_hosts: Vec<&'a HostHit>,
+    host: Option<&'a HostHit>,
+    /// Where the first assert is: the kernel line, else the host line.
+    loc: Option<Loc>,
+    /// The first moment the assert shows anywhere, kernel line or host line.
+    device_order: Option<u64>,
+}
+
+impl<'a> Firsts<'a> {
+    fn of(facts: &'a Facts) -> Firsts<'a> {
+        let kernel = facts.first_kernel().cloned();
+        let kernel_agg =
+            kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
+        let device_hosts: Vec<&HostHit> = facts.host.iter().filter(|h| h.kind == HostKind::DeviceAssert).collect();
+        let host = device_hosts.first().copied();
+        let loc = kernel.as_ref().map(|k| k.loc).or(host.map(|h| h.loc));
+        let device_order =
+            [kernel.as_ref().map(|k| k.loc.order), host.map(|h| h.loc.order)].into_iter().flatten().min();
+        Firsts { kernel, kernel_agg, device_hosts, host, loc, device_order }
+    }
+
+    fn verdict(&self, facts: &Facts) -> Verdict {
+        if self.kernel.is_some() || self.host.is_some() {
+            Verdict::DeviceAssert
+        } else if facts.host.iter().any(|h| matches!(h.kind, HostKind::Other(_))) {
+            Verdict::OtherCudaError
+        } else if !facts.unreadable.is_empty() {
+            Verdict::Unreadable
+        } else {
+            Verdict::Clean
+        }
+    }
+
+    /// The report's first assert: the kernel line, else the host line that reports it.
+    fn first_assert(&self, facts: &Facts) -> Option<FirstAssert> {
+        match (&self.kernel, self.host) {
+            (Some(k), _) => Some(kernel_first_assert(k, self.kernel_agg, facts)),
+            (None, Some(h)) => Some(FirstAssert {
+                text: h.quote.text.clone(),
+                text_truncated: h.quote.truncated,
+                at: h.loc.at,
+                end_line: None,
+                kind: AssertKind::HostError,
+                dialect: h.dialect.to_string(),
+                site: None,
+                repeats: None,
+                context: context_lines(&facts.host_context),
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
 /// Draws the report from what the scan found.
 pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
-    let first_kernel = facts.first_kernel().cloned();
-    let first_kernel_agg =
-        first_kernel.as_ref().and_then(|k| facts.sites.iter().find(|s| s.first.loc == k.loc && s.first.site == k.site));
-    let device_hosts: Vec<&HostHit> = facts.host.iter().filter(|h| h.kind == HostKind::DeviceAssert).collect();
-    let first_host = device_hosts.first().copied();
-
-    let verdict = if first_kernel.is_some() || first_host.is_some() {
-        Verdict::DeviceAssert
-    } else if facts.host.iter().any(|h| matches!(h.kind, HostKind::Other(_))) {
-        Verdict::OtherCudaError
-    } else if !facts.unreadable.is_empty() {
-        Verdict::Unreadable
-    } else {
-        Verdict::Clean
-    };
-
-    let first_assert = match (&first_kernel, first_host) {
-        (Some(k), _) => Some(kernel_first_assert(k, first_kernel_agg, &facts)),
-        (None, Some(h)) => Some(FirstAssert {
-            text: h.quote.text.clone(),
-            text_truncated: h.quote.truncated,
-            at: h.loc.at,
-            end_line: None,
-            kind: AssertKind::HostError,
-            dialect: h.dialect.to_string(),
-            site: None,
-            repeats: None,
-            context: context_lines(&facts.host_context),
-        }),
-        (None, None) => None,
-    };
-    let first_loc: Option<Loc> = match (&first_kernel, first_host) {
-        (Some(k), _) => Some(k.loc),
-        (None, Some(h)) => Some(h.loc),
-        _ => None,
-    };
-    // The first moment the assert shows anywhere, kernel line or host line.
-    let first_device_order =
-        [first_kernel.as_ref().map(|k| k.loc.order), first_host.map(|h| h.loc.order)].into_iter().flatten().min();
+    let first = Firsts::of(&facts);
+    let verdict = first.verdict(&facts);
+    let assert = verdict == Verdict::DeviceAssert;
+    let first_assert = first.first_assert(&facts);
+    let (first_kernel, first_host) = (first.kernel.as_ref(), first.host);
 
     // Where Python raised it, and the traceback above.
-    let raised = first_host;
     let raised_tb: Option<&Traceback> =
-        device_hosts.iter().find_map(|h| h.traceback).and_then(|i| facts.tracebacks.get(i));
-    let raised_at = raised.map(|h| raised_at(h, raised_tb));
+        first.device_hosts.iter().find_map(|h| h.traceback).and_then(|i| facts.tracebacks.get(i));
+    let raised_at = first_host.map(|h| raised_at(h, raised_tb));
 
     // Echoes and unrelated errors.
     let first_assert_host = first_host.filter(|_| first_kernel.is_none());
-    let (echoes, echo_count, other_errors) = echoes(&facts, first_assert_host, first_loc, first_device_order, lang);
+    let (echoes, echo_count, other_errors) = echoes(&facts, first_assert_host, first.loc, first.device_order, lang);
 
     // Can the traceback be trusted? (A kernel line from a runtime log has no cell: the cell
     // that raised stands for it.)
-    let stack_loc = match (&first_kernel, first_host) {
+    let stack_loc = match (first_kernel, first_host) {
         (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
-        _ => first_loc,
+        _ => first.loc,
     };
-    let stack = (verdict == Verdict::DeviceAssert).then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
-
-    // The cause.
-    let cause = (verdict == Verdict::DeviceAssert)
-        .then(|| cause(&facts, first_kernel.as_ref(), first_host, raised_tb, stack.as_ref(), lang));
-
-    let kernel_sites = kernel_sites(&facts);
-
-    let notebook = format != "text";
-    let probe = (verdict == Verdict::DeviceAssert).then(|| probe::probe(lang, cause.as_ref()));
-    let ctx = checklist::Context {
+    let stack = assert.then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
+    let cause = assert.then(|| cause(&facts, first_kernel, first_host, raised_tb, stack.as_ref(), lang));
+    let probe = assert.then(|| probe::probe(lang, cause.as_ref()));
+    let checklist = checklist::steps(&checklist::Context {
         lang,
         verdict,
-        notebook,
+        notebook: format != "text",
         cause: cause.as_ref(),
         stack: stack.as_ref(),
         other: other_errors.first().map(|o| o.kind.as_str()),
         echo_count,
-        runtime_log_step: verdict == Verdict::DeviceAssert
-            && first_kernel.is_none()
-            && facts.runtime_log.is_none()
-            && on_colab(&facts),
+        runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts),
         probe: probe.as_ref(),
-    };
-    let checklist = checklist::steps(&ctx);
+    });
     let echo_cells = distinct_cells(&echoes);
-    let notes =
-        notes(&facts, verdict, first_kernel.as_ref(), first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
-    let headline = headline(
-        verdict,
-        first_kernel.as_ref(),
-        first_host,
-        cause.as_ref(),
-        other_errors.first(),
-        facts.unreadable.len(),
-        lang,
-    );
+    let notes = notes(&facts, verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+    let headline =
+        headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), facts.unreadable.len(), lang);
 
     Report {
         schema: SCHEMA,
@@ -124,7 +130,7 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         verdict,
         headline,
         first_assert,
-        kernel_sites,
+        kernel_sites: kernel_sites(&facts),
         raised_at,
         cause,
         echoes,
