@@ -78,165 +78,164 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     let l = r.lang;
     let mut out = String::new();
     let source = o.source.clone().unwrap_or_else(|| "<stdin>".into());
-
-    match r.verdict {
-        Verdict::DeviceAssert => {
-            let code = r.cause.as_ref().map_or("device_assert", |c| c.category.id());
-            let label = format!("error[{code}]:");
-            let _ = writeln!(
-                out,
-                "{} {}",
-                st.error(&label),
-                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
-            );
-        }
-        Verdict::OtherCudaError => {
-            let code = r.other_errors.first().map_or("cuda_error", |o| o.kind.as_str());
-            let label = format!("warning[{code}]:");
-            let _ = writeln!(
-                out,
-                "{} {}",
-                st.warn(&label),
-                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
-            );
-        }
-        Verdict::Clean => {
-            let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&sanitize(&r.headline), WIDTH, 2));
-        }
-        Verdict::Unreadable => {
-            let label = "warning[unreadable]:";
-            let _ = writeln!(
-                out,
-                "{} {}",
-                st.warn(label),
-                st.bold(&wrap_from(&sanitize(&r.headline), WIDTH, 2, label.len() + 1))
-            );
-        }
-    }
-
+    headline(&mut out, &st, r);
     if let Some(fa) = &r.first_assert {
         let log = o.log_source.clone().unwrap_or_else(|| "runtime log".into());
         first_assert(&mut out, &st, l, fa, if fa.at.runtime_log { &log } else { &source });
     }
-    for e in &r.other_errors {
-        if r.verdict == Verdict::OtherCudaError {
+    if r.verdict == Verdict::OtherCudaError {
+        for e in &r.other_errors {
             let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(&source), e.at.line);
             let _ = writeln!(out, "   {} {}", st.label("|"), short(&e.text, 200));
             let _ = writeln!(out, "   {} {}", st.label("="), sanitize(&e.explanation));
         }
     }
-
     if let Some(c) = &r.cause {
-        let _ = writeln!(out);
-        let pct = (c.confidence * 100.0).round() as u32;
-        // A cause without evidence has no confidence worth printing.
-        let sure =
-            if pct > 0 { format!(" ({})", Msg::ReportConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
-        let _ = writeln!(
-            out,
-            "{} {} — {}{sure}",
-            st.warn(&heading(l, Msg::RenderCause.text(l))),
-            st.bold(c.category.id()),
-            st.bold(&c.title),
-        );
-        let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
-        if !c.why.is_empty() {
-            field(&mut out, &st, l, Msg::RenderWhy.text(l), &indent_more(&c.why, 6));
-        }
-        if !c.evidence.is_empty() {
-            let _ = writeln!(out, "   {} {}", st.label("="), heading(l, Msg::RenderEvidence.text(l)));
-            for e in &c.evidence {
-                let _ = writeln!(
-                    out,
-                    "       {} {} {}",
-                    st.dim(&heading(l, &where_(l, &e.at))),
-                    st.dim(&format!("[{}]", e.scope)),
-                    short(&e.text, 160)
-                );
-            }
-        }
-        if !c.ops.is_empty() {
-            field(&mut out, &st, l, Msg::RenderOps.text(l), &indent_more(&c.ops.join(", "), 5));
-        }
-        field(&mut out, &st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
-        for k in &c.candidates {
-            let pct = (k.confidence * 100.0).round() as u32;
-            let sure = Msg::ReportConfidence.fill(l, &[("pct", &pct)]);
-            let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
-            field(&mut out, &st, l, Msg::RenderCandidate.text(l), &value);
-            for e in &k.evidence {
-                let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 160));
-            }
-        }
+        cause(&mut out, &st, l, c);
     }
-
     if let Some(s) = &r.stack {
-        let _ = writeln!(out);
-        let head = match &r.raised_at {
-            Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
-            None => String::new(),
-        };
-        let _ = writeln!(out, "{} {}", st.warn(&heading(l, Msg::RenderTraceback.text(l))), head);
-        if let Some(ra) = &r.raised_at {
-            let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
-            if let Some(f) = &ra.user_frame {
-                let code = f.code.as_deref().map(|c| format!(" `{}`", short(c, 120))).unwrap_or_default();
-                let file = match f.line {
-                    Some(n) => format!("{}:{n}", f.file),
-                    None => f.file.clone(),
-                };
-                let frame =
-                    Msg::RenderFrame.fill(l, &[("file", &short(&file, 100)), ("function", &short(&f.function, 60))]);
-                let value = format!("{frame}{}", st.code(&code));
-                field(&mut out, &st, l, Msg::RenderBlamed.text(l), &value);
-            }
-        }
-        let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
-        field(&mut out, &st, l, &tag, &indent_more(&s.explanation, 6));
+        stack(&mut out, &st, l, s, r.raised_at.as_ref());
     }
-
     if r.echo_count > 0 {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.warn(&Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)])));
-        for e in r.echoes.iter().take(5) {
-            let _ = writeln!(
-                out,
-                "   {} {} {}",
-                st.label("="),
-                st.dim(&heading(l, &where_(l, &e.at))),
-                short(&e.text, 140)
-            );
-        }
-        let rest = r.echo_count.saturating_sub(5);
-        if rest > 0 {
-            let _ = writeln!(out, "   {} {}", st.label("="), Msg::RenderMore.fill(l, &[("n", &rest)]));
-        }
+        echoes(&mut out, &st, r);
     }
-
     if r.verdict == Verdict::DeviceAssert && !r.other_errors.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.warn(&heading(l, Msg::RenderOtherErrors.text(l))));
-        for e in r.other_errors.iter().take(5) {
-            let _ = writeln!(
-                out,
-                "   {} {} {}",
-                st.label("="),
-                st.dim(&heading(l, &where_(l, &e.at))),
-                short(&e.text, 140)
-            );
-        }
+        other_errors(&mut out, &st, r);
     }
-
     checklist(&mut out, &st, r, &source);
-
     if !r.notes.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "{}", st.label(&heading(l, Msg::RenderNotes.text(l))));
-        for n in &r.notes {
-            let _ = writeln!(out, "  - {}", indent_more(&sanitize(&n.text), 4));
-        }
+        notes(&mut out, &st, r);
     }
     out
+}
+
+/// The first line: the verdict's label and the headline.
+fn headline(out: &mut String, st: &Style, r: &Report) {
+    let text = sanitize(&r.headline);
+    let (label, painted) = match r.verdict {
+        Verdict::Clean => {
+            let _ = writeln!(out, "{} {}", st.ok("ok:"), wrap(&text, WIDTH, 2));
+            return;
+        }
+        Verdict::DeviceAssert => {
+            let label = format!("error[{}]:", r.cause.as_ref().map_or("device_assert", |c| c.category.id()));
+            let painted = st.error(&label);
+            (label, painted)
+        }
+        Verdict::OtherCudaError => {
+            let label = format!("warning[{}]:", r.other_errors.first().map_or("cuda_error", |o| o.kind.as_str()));
+            let painted = st.warn(&label);
+            (label, painted)
+        }
+        Verdict::Unreadable => ("warning[unreadable]:".to_string(), st.warn("warning[unreadable]:")),
+    };
+    let _ = writeln!(out, "{painted} {}", st.bold(&wrap_from(&text, WIDTH, 2, label.len() + 1)));
+}
+
+/// The cause: category and title, summary, why, evidence, ops, rule, the other candidates.
+fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
+    let _ = writeln!(out);
+    let pct = (c.confidence * 100.0).round() as u32;
+    // A cause without evidence has no confidence worth printing.
+    let sure = if pct > 0 { format!(" ({})", Msg::ReportConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
+    let _ = writeln!(
+        out,
+        "{} {} — {}{sure}",
+        st.warn(&heading(l, Msg::RenderCause.text(l))),
+        st.bold(c.category.id()),
+        st.bold(&c.title),
+    );
+    let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
+    if !c.why.is_empty() {
+        field(out, st, l, Msg::RenderWhy.text(l), &indent_more(&c.why, 6));
+    }
+    if !c.evidence.is_empty() {
+        let _ = writeln!(out, "   {} {}", st.label("="), heading(l, Msg::RenderEvidence.text(l)));
+        for e in &c.evidence {
+            let _ = writeln!(
+                out,
+                "       {} {} {}",
+                st.dim(&heading(l, &where_(l, &e.at))),
+                st.dim(&format!("[{}]", e.scope)),
+                short(&e.text, 160)
+            );
+        }
+    }
+    if !c.ops.is_empty() {
+        field(out, st, l, Msg::RenderOps.text(l), &indent_more(&c.ops.join(", "), 5));
+    }
+    field(out, st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
+    for k in &c.candidates {
+        let pct = (k.confidence * 100.0).round() as u32;
+        let sure = Msg::ReportConfidence.fill(l, &[("pct", &pct)]);
+        let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
+        field(out, st, l, Msg::RenderCandidate.text(l), &value);
+        for e in &k.evidence {
+            let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 160));
+        }
+    }
+}
+
+/// Where Python raised it, the blamed line, and whether to trust the traceback.
+fn stack(out: &mut String, st: &Style, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
+    let _ = writeln!(out);
+    let head = match raised {
+        Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
+        None => String::new(),
+    };
+    let _ = writeln!(out, "{} {}", st.warn(&heading(l, Msg::RenderTraceback.text(l))), head);
+    if let Some(ra) = raised {
+        let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
+        if let Some(f) = &ra.user_frame {
+            let code = f.code.as_deref().map(|c| format!(" `{}`", short(c, 120))).unwrap_or_default();
+            let file = match f.line {
+                Some(n) => format!("{}:{n}", f.file),
+                None => f.file.clone(),
+            };
+            let frame =
+                Msg::RenderFrame.fill(l, &[("file", &short(&file, 100)), ("function", &short(&f.function, 60))]);
+            let value = format!("{frame}{}", st.code(&code));
+            field(out, st, l, Msg::RenderBlamed.text(l), &value);
+        }
+    }
+    let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
+    field(out, st, l, &tag, &indent_more(&s.explanation, 6));
+}
+
+/// The later CUDA errors that echo the first assert (the first five, and how many more).
+fn echoes(out: &mut String, st: &Style, r: &Report) {
+    let l = r.lang;
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", st.warn(&Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)])));
+    for e in r.echoes.iter().take(5) {
+        let _ =
+            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 140));
+    }
+    let rest = r.echo_count.saturating_sub(5);
+    if rest > 0 {
+        let _ = writeln!(out, "   {} {}", st.label("="), Msg::RenderMore.fill(l, &[("n", &rest)]));
+    }
+}
+
+/// The CUDA errors besides the assert and its echoes (the first five).
+fn other_errors(out: &mut String, st: &Style, r: &Report) {
+    let l = r.lang;
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", st.warn(&heading(l, Msg::RenderOtherErrors.text(l))));
+    for e in r.other_errors.iter().take(5) {
+        let _ =
+            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 140));
+    }
+}
+
+/// The notes, one item each.
+fn notes(out: &mut String, st: &Style, r: &Report) {
+    let l = r.lang;
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", st.label(&heading(l, Msg::RenderNotes.text(l))));
+    for n in &r.notes {
+        let _ = writeln!(out, "  - {}", indent_more(&sanitize(&n.text), 4));
+    }
 }
 
 /// The steps, each with its code; the probe cell (a page of Python) is named by the command
