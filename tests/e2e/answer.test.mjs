@@ -4,25 +4,17 @@
 // reader's view has no violations (axe-core), the live region says the verdict, copy buttons say
 // what really happened, a GB18030 log is decoded, and a 1 MB paste never blocks the page.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { launch, serve, openPage, cliReport, artifactsDir, assertSameOrigin, ROOT, WWW } from "./lib.mjs";
+import { pageSuite, openPage, cliReport, artifactsDir, assertSameOrigin, ROOT, WWW } from "./lib.mjs";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SIZES = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
-let srv, browser;
-before(async () => {
-  srv = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  srv?.close();
-});
+const suite = pageSuite();
 
 /** Every log of our own whose first assert is a kernel record with its condition printed. */
 function kernelRecords() {
@@ -39,8 +31,8 @@ function kernelRecords() {
 }
 
 async function context(size, lang, extra = {}) {
-  const ctx = await browser.newContext({ viewport: SIZES[size], locale: lang === "zh" ? "zh-CN" : "en-US", ...extra });
-  const { page, log } = await openPage(ctx, `${srv.url}?lang=${lang}&nosw`);
+  const ctx = await suite.browser.newContext({ viewport: SIZES[size], locale: lang === "zh" ? "zh-CN" : "en-US", ...extra });
+  const { page, log } = await openPage(ctx, `${suite.srv.url}?lang=${lang}&nosw`);
   return { ctx, page, log };
 }
 
@@ -75,7 +67,7 @@ test("the failed check is inside the visible record, at both widths and in both 
         assert.ok(scroll <= inner, `${name}: the page is ${scroll} px wide in a ${inner} px viewport`);
         assert.equal(await page.locator("[data-testid=failed-check]").textContent(), want[lang].first_assert.site.condition, name);
       }
-      assertSameOrigin(log, srv.origin);
+      assertSameOrigin(log, suite.srv.origin);
       await ctx.close();
     }
   }
@@ -91,7 +83,7 @@ test("after a paste, a file, a drop and a demo the answer card is in view and ha
       return r.top >= 0 && r.bottom <= window.innerHeight && document.activeElement?.id === "fa-answer-title";
     });
   const { ctx, page, log } = await context("phone", "en");
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
 
   // Typing: the report follows, the view stays where the typing is.
   await page.locator("[data-testid=log-input]").pressSequentially("RuntimeError: CUDA error: device-side assert triggered\n", { delay: 5 });
@@ -133,7 +125,7 @@ test("after a paste, a file, a drop and a demo the answer card is in view and ha
     assert.equal(await inView(page), true, `after ${how}`);
   }
   await page.screenshot({ path: path.join(artifactsDir(), "answer-after-demo-phone.png") });
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -165,7 +157,7 @@ test("a screen reader's view: axe-core finds nothing on the empty, clean, assert
         assert.deepEqual(result, [], `${state} in ${lang}, ${scheme}`);
         await page.screenshot({ path: path.join(artifactsDir(), `answer-${state}-${lang}-${scheme}.png`), fullPage: state === "empty" });
       }
-      assertSameOrigin(log, srv.origin);
+      assertSameOrigin(log, suite.srv.origin);
       await ctx.close();
     }
   }
@@ -190,7 +182,7 @@ test("the live region says the verdict after every analysis: a paste, a demo, a 
   await page.selectOption("[data-testid=lang-select]", "zh");
   await showing(page, vocab.headline);
   assert.match(await live.textContent(), new RegExp(vocab.headline.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -219,7 +211,7 @@ test("a clean verdict says what it read, and what it saw but did not count, whic
   await page.click("[data-testid=demo-clean]");
   await page.waitForSelector("[data-testid=report][data-verdict=clean]");
   assert.equal(await page.locator("[data-testid=quoted]").count(), 0);
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -237,13 +229,13 @@ test("a record repeated thread after thread is one line and a count that opens",
   await group.locator("summary").click();
   assert.equal(await group.locator(".fa-line").count(), rep.count - 2);
   assert.equal(await group.locator(".fa-line").last().getAttribute("data-line"), String(rep.last_line));
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
 test("copy buttons tell the truth: Copied when the write worked, Press Ctrl+C with the code selected when it did not, and back after 2 s", { timeout: 60_000 }, async () => {
   const { ctx, page, log } = await context("laptop", "en");
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
   await page.click("[data-testid=demo-vocab]");
   const copy = page.locator("[data-testid=checklist] .fa-copy").first();
   const code = await copy.locator("xpath=..").locator("pre").textContent();
@@ -274,7 +266,7 @@ test("copy buttons tell the truth: Copied when the write worked, Press Ctrl+C wi
   });
   await copy.click();
   await page.waitForFunction((b) => b.textContent === "Copied", await copy.elementHandle());
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -292,7 +284,7 @@ test("a log from a Chinese Windows console (GB18030) is decoded, not turned into
   assert.equal(await page.locator("[data-testid=cause]").getAttribute("data-rule"), cliReport(path.join(WWW, "demo/embedding-vocab.log")).cause.rule);
   await page.locator("[data-testid=window] [data-line='1']").waitFor();
   assert.equal(await page.locator("[data-testid=window] [data-line='1'] .fa-text").textContent(), "# 训练开始：第 1 轮");
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -324,20 +316,20 @@ test("a 1 MB paste never blocks the page for more than 100 ms, and stays out of 
   // Kept out of the box (a text area of megabytes makes every keystroke slow).
   assert.equal(await page.locator("[data-testid=log-input]").inputValue(), "");
 
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
 test("while the engine works on a long read, the page says it is reading, and answers once", { timeout: 60_000 }, async () => {
   // An engine slowed by 600 ms an answer: the page's worker, wrapped (the real one behind it).
-  const ctx = await browser.newContext({ viewport: SIZES.laptop });
+  const ctx = await suite.browser.newContext({ viewport: SIZES.laptop });
   await ctx.route("**/pkg/engine-worker.js", (route) =>
     route.fulfill({
       contentType: "text/javascript",
       body: 'import "./engine-worker.js?real"; const post = self.postMessage.bind(self); self.postMessage = (m) => setTimeout(() => post(m), m?.value?.report ? 600 : 0);',
     }),
   );
-  const { page, log } = await openPage(ctx, `${srv.url}?lang=en&nosw`);
+  const { page, log } = await openPage(ctx, `${suite.srv.url}?lang=en&nosw`);
   await page.evaluate(() => {
     window.__said = [];
     new MutationObserver(() => window.__said.push(document.querySelector("[data-testid=status]").textContent)).observe(document.querySelector("[data-testid=status]"), { childList: true, characterData: true, subtree: true });
@@ -353,7 +345,7 @@ test("while the engine works on a long read, the page says it is reading, and an
   assert.equal(said.length, 2, JSON.stringify(said));
   assert.match(said[0], /^Reading 0\.4 MB…$/);
   assert.match(said[1], /^Likely cause: The tokenizer has more tokens/);
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
 
@@ -394,7 +386,7 @@ test("a long log's map fits a phone's strip: every run of lines visible, the fir
     assert.ok(g.echo, `${size}: the echo at the end is not on the map`);
     if (size === "phone") assert.ok(g.bins < 120, `${size}: ${g.bins} runs for a ${g.right} px strip`);
     else assert.equal(g.bins, 120);
-    assertSameOrigin(log, srv.origin);
+    assertSameOrigin(log, suite.srv.origin);
     await ctx.close();
   }
 });

@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -89,6 +90,21 @@ export async function openPage(context, url) {
   await page.goto(url);
   await page.waitForSelector("html[data-ready=true]");
   return { page, log };
+}
+
+/** The page's server and one headless Chromium for a test file: started before its tests,
+ * closed after them. Read `suite.srv` and `suite.browser` inside the tests. */
+export function pageSuite() {
+  const suite = { srv: null, browser: null };
+  before(async () => {
+    suite.srv = await serve();
+    suite.browser = await launch();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    suite.srv?.close();
+  });
+  return suite;
 }
 
 /** The native CLI's report on a file (exit code 1 means "found something", not failure). */

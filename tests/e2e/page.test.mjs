@@ -2,35 +2,27 @@
 // checklist, work offline, never leave the origin. Expected values come from the native CLI
 // on the same files, so the page is checked against the engine, not against copied answers.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { serve, launch, openPage, cliReport, artifactsDir, ROOT, WWW, CLI, assertSameOrigin as sameOrigin } from "./lib.mjs";
+import { pageSuite, openPage, cliReport, artifactsDir, ROOT, WWW, CLI, assertSameOrigin as sameOrigin } from "./lib.mjs";
 import { PAYLOADS } from "./fixtures.mjs";
 
 const VOCAB_LOG = path.join(WWW, "demo/embedding-vocab.log");
 const ECHO_NOTEBOOK = path.join(WWW, "demo/echoes-later-cells.ipynb");
 const BCE_LOG = path.join(ROOT, "tests/cases/cublas-after-assert.log");
 
-let srv, browser;
-before(async () => {
-  srv = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  srv?.close();
-});
+const suite = pageSuite();
 
-const assertSameOrigin = (log) => sameOrigin(log, srv.origin);
+const assertSameOrigin = (log) => sameOrigin(log, suite.srv.origin);
 
 const firstLine = (text) => text.split("\n").find((l) => l.trim()) ?? "";
 
 test("paste a log: the first assert and its cause are shown", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const want = cliReport(BCE_LOG);
   await page.fill("[data-testid=log-input]", readFileSync(BCE_LOG, "utf8"));
   const first = page.locator("[data-testid=first-assert]");
@@ -60,7 +52,7 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
   assert.equal(new URL(page.url()).hash, "");
 
   // Copy buttons put the snippet on the clipboard.
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
   const copy = page.locator("[data-testid=checklist] [data-action=copy]").first();
   const code = await copy.locator("xpath=..").locator("pre").textContent();
   await copy.click();
@@ -76,9 +68,9 @@ test("paste a log: the first assert and its cause are shown", { timeout: 60_000 
 });
 
 test("the probe cell: a step of its own, in a box that scrolls, copied whole, in the report's language", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   for (const lang of ["en", "zh"]) {
     if (lang === "zh") await page.selectOption("[data-testid=lang-select]", "zh");
     const want = cliReport(VOCAB_LOG, lang);
@@ -100,8 +92,8 @@ test("the probe cell: a step of its own, in a box that scrolls, copied whole, in
 });
 
 test("the page offers the bookmarklet for dragging, with instructions in both languages", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const link = page.locator("[data-testid=bookmarklet]");
   await page.waitForSelector("[data-testid=install]:not([hidden])");
   const href = await link.getAttribute("href");
@@ -113,14 +105,14 @@ test("the page offers the bookmarklet for dragging, with instructions in both la
   // The other language's texts are fetched once, then shown.
   await page.waitForFunction((t) => document.querySelector("[data-testid=install] h2").textContent !== t, en);
   await link.click(); // for dragging only: a click does nothing here
-  assert.equal(new URL(page.url()).origin, srv.origin);
+  assert.equal(new URL(page.url()).origin, suite.srv.origin);
   assertSameOrigin(log);
   await ctx.close();
 });
 
 test("the rules page: every rule, in the reader's language, switchable, linked from the page", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "zh-CN" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "zh-CN" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   await page.click("[data-testid=rules-link]");
   await page.waitForSelector("section[data-lang=zh]:not([hidden])");
   assert.equal(await page.locator("section[data-lang=en]").isHidden(), true);
@@ -137,8 +129,8 @@ test("the rules page: every rule, in the reader's language, switchable, linked f
 });
 
 test("every payload of the corpus pasted into the page stays text", { timeout: 120_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   for (const p of PAYLOADS) {
     const text = `/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion \`t >= 0 && ${p}\` failed.
 Traceback (most recent call last):
@@ -161,8 +153,8 @@ RuntimeError: CUDA error: device-side assert triggered ${p}
 });
 
 test("typing analyses as you go, and Clear empties the view", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const input = page.locator("[data-testid=log-input]");
   await input.pressSequentially("RuntimeError: CUDA error: device-side assert triggered\n", { delay: 2 });
   await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
@@ -174,8 +166,8 @@ test("typing analyses as you go, and Clear empties the view", { timeout: 60_000 
 });
 
 test("open a notebook: the right cell and its echoes", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const want = cliReport(ECHO_NOTEBOOK);
   assert.ok(want.echoes.length >= 2 && want.first_assert.cell !== null, "the demo has echoes in later cells");
   await page.setInputFiles("[data-testid=file-input]", ECHO_NOTEBOOK);
@@ -204,8 +196,8 @@ test("open a notebook: the right cell and its echoes", { timeout: 60_000 }, asyn
 });
 
 test("Chinese: picked from the browser's language, switchable, remembered", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "zh-CN" });
-  const { page, log } = await openPage(ctx, srv.url + "?demo=embedding-vocab.log");
+  const ctx = await suite.browser.newContext({ locale: "zh-CN" });
+  const { page, log } = await openPage(ctx, suite.srv.url + "?demo=embedding-vocab.log");
   const wantZh = cliReport(VOCAB_LOG, "zh");
   assert.equal(await page.getAttribute("html", "lang"), "zh-Hans");
   await page.locator("[data-testid=cause]").waitFor();
@@ -227,8 +219,8 @@ test("Chinese: picked from the browser's language, switchable, remembered", { ti
 });
 
 test("checklist ticks survive a reload and follow the error to its rerun, not the bytes", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const text = readFileSync(VOCAB_LOG, "utf8");
   await page.fill("[data-testid=log-input]", text);
   const steps = page.locator("[data-testid=checklist] input[type=checkbox]");
@@ -270,8 +262,8 @@ test("checklist ticks survive a reload and follow the error to its rerun, not th
 });
 
 test("bad files get a clear message, not a broken page", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   await page.setInputFiles("[data-testid=file-input]", {
     name: "broken.ipynb",
     mimeType: "application/json",
@@ -289,8 +281,8 @@ test("bad files get a clear message, not a broken page", { timeout: 60_000 }, as
 });
 
 test("big pastes are analysed without filling the box; too big ones get a clear message", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const paste = (repeat) =>
     page.evaluate((repeat) => {
       const dt = new DataTransfer();
@@ -317,8 +309,8 @@ test("big pastes are analysed without filling the box; too big ones get a clear 
 });
 
 test("drag and drop a file onto the page", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   const bytes = [...readFileSync(VOCAB_LOG)];
   await page.evaluate((bytes) => {
     const dt = new DataTransfer();
@@ -334,8 +326,8 @@ test("drag and drop a file onto the page", { timeout: 60_000 }, async () => {
 });
 
 test("offline after the first visit", { timeout: 60_000 }, async () => {
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page } = await openPage(ctx, suite.srv.url);
   await page.evaluate(() =>
     Promise.race([navigator.serviceWorker.ready, new Promise((_, no) => setTimeout(() => no(new Error("no service worker")), 5000))]),
   );
@@ -367,8 +359,8 @@ test("a Colab notebook and its runtime log: the kernel's line is read from the l
   const want = JSON.parse(out.toString("utf8"));
   assert.equal(want.first_assert.runtime_log, true);
 
-  const ctx = await browser.newContext({ locale: "en-US" });
-  const { page, log } = await openPage(ctx, srv.url);
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
+  const { page, log } = await openPage(ctx, suite.srv.url);
   await page.setInputFiles("[data-testid=file-input]", notebook);
   await page.locator("[data-testid=cause]").waitFor();
   // Without the log: the card's next step says where the kernel's lines are (said once: not

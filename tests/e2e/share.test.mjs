@@ -4,13 +4,13 @@
 // browser, the same report read-only with no input box, and hostile, truncated, oversized and
 // newer links give a clear message and render nothing, with no request leaving the origin.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { deflateRawSync } from "node:zlib";
 import path from "node:path";
-import { launch, serve, openPage, cliReport, assertSameOrigin, ROOT, WWW, CLI } from "./lib.mjs";
+import { pageSuite, openPage, cliReport, assertSameOrigin, ROOT, WWW, CLI } from "./lib.mjs";
 import { Sharer, inputText, unpack, LINK_BUDGET } from "../../www/share.js";
 
 // What the page hands share.js: the table and the texts of its share document, over the catalogue's.
@@ -37,15 +37,7 @@ function inputs() {
 const b64url = (bytes) => Buffer.from(bytes).toString("base64url");
 const link = (payload) => `#r1.${b64url(deflateRawSync(Buffer.from(typeof payload === "string" ? payload : JSON.stringify(payload))))}`;
 
-let srv, browser;
-before(async () => {
-  srv = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  srv?.close();
-});
+const suite = pageSuite();
 
 test("the page's Markdown is the CLI's, byte for byte, on every test input, in both languages, redacted or not", { timeout: 240_000 }, () => {
   const files = inputs();
@@ -90,9 +82,9 @@ test("both readers of the table change every example and keep every near miss", 
 test("Copy as Markdown and Copy link from the page; the link opens the same report read-only in a fresh browser", { timeout: 120_000 }, async () => {
   const sizes = [];
   for (const [demo, file, lang] of [["demo-colab", "colab-nll-labels.ipynb", "en"], ["demo-vocab", "embedding-vocab.log", "zh"], ["demo-bce", "bce-range.log", "en"], ["demo-echoes", "echoes-later-cells.ipynb", "en"], ["demo-clean", "clean.log", "en"]]) {
-    const ctx = await browser.newContext({ locale: lang === "zh" ? "zh-CN" : "en-US" });
-    await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: srv.origin });
-    const { page, log } = await openPage(ctx, `${srv.url}?lang=${lang}&nosw`);
+    const ctx = await suite.browser.newContext({ locale: lang === "zh" ? "zh-CN" : "en-US" });
+    await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
+    const { page, log } = await openPage(ctx, `${suite.srv.url}?lang=${lang}&nosw`);
     await page.click(`[data-testid=${demo}]`);
     const want = cliReport(path.join(WWW, "demo", file), lang);
     await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, want.headline);
@@ -106,14 +98,14 @@ test("Copy as Markdown and Copy link from the page; the link opens the same repo
     await page.click("[data-testid=share-link]");
     await page.waitForFunction(async () => (await navigator.clipboard.readText()).includes("#r1."));
     const url = await page.evaluate(() => navigator.clipboard.readText());
-    assert.ok(url.startsWith(srv.url), url.slice(0, 80));
+    assert.ok(url.startsWith(suite.srv.url), url.slice(0, 80));
     assert.ok(url.length <= LINK_BUDGET, `${file}: the link is ${url.length} characters`);
     sizes.push(`${file} (${lang}): ${url.length} characters`);
-    assertSameOrigin(log, srv.origin);
+    assertSameOrigin(log, suite.srv.origin);
     await ctx.close();
 
     // A fresh browser context: no storage, no session, only the link.
-    const fresh = await browser.newContext({ locale: "en-US" });
+    const fresh = await suite.browser.newContext({ locale: "en-US" });
     const { page: p2, log: log2 } = await openPage(fresh, url);
     await p2.waitForSelector("[data-testid=answer]");
     assert.equal(await p2.locator("[data-testid=answer]").getAttribute("data-headline"), want.headline);
@@ -121,7 +113,7 @@ test("Copy as Markdown and Copy link from the page; the link opens the same repo
     assert.equal(await p2.locator("[data-testid=input-panel]").isVisible(), false, "the input box waits until asked for");
     assert.equal(await p2.locator("[data-testid=shared-banner]").isVisible(), true);
     if (want.checklist.length && want.verdict !== "clean") assert.ok((await p2.locator("[data-testid=checklist]").count()) === 1);
-    assertSameOrigin(log2, srv.origin);
+    assertSameOrigin(log2, suite.srv.origin);
     assert.deepEqual(log2.errors, []);
     await p2.click("[data-testid=shared-own]");
     assert.equal(await p2.locator("[data-testid=input-panel]").isVisible(), true);
@@ -173,24 +165,24 @@ test("hostile, tampered, truncated, oversized and newer links: a clear message, 
     ["oversized", `#r1.${"A".repeat(70 << 10)}`, "too_long"],
     ["inflates past 1 MB", bomb, "too_long"],
   ];
-  const ctx = await browser.newContext({ locale: "en-US" });
+  const ctx = await suite.browser.newContext({ locale: "en-US" });
   for (const [name, hash, code] of cases) {
-    const { page, log } = await openPage(ctx, `${srv.url}?nosw${hash}`);
+    const { page, log } = await openPage(ctx, `${suite.srv.url}?nosw${hash}`);
     await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.classList.contains("error"));
     const said = await page.locator("[data-testid=status]").textContent();
     const want = MESSAGES.en[`page_shared_error_${code}`];
     assert.equal(said, want, `${name}: ${said}`);
     assert.equal(await page.locator("[data-testid=answer]").count(), 0, `${name}: a report was shown`);
-    assertSameOrigin(log, srv.origin);
+    assertSameOrigin(log, suite.srv.origin);
     await page.close();
   }
   // Markup in a well-formed report is text: shown as written, never parsed or run.
-  const { page, log } = await openPage(ctx, `${srv.url}?nosw${link({ v: 1, report: evil, seen: [["gpu", "<b>T4</b>"]], cut: 0 })}`);
+  const { page, log } = await openPage(ctx, `${suite.srv.url}?nosw${link({ v: 1, report: evil, seen: [["gpu", "<b>T4</b>"]], cut: 0 })}`);
   await page.waitForSelector("[data-testid=answer]");
   assert.equal(await page.locator("[data-testid=answer]").getAttribute("data-headline"), evil.headline);
   assert.ok((await page.locator("[data-testid=answer-title]").textContent()).includes("<script>"));
   assert.equal(await page.locator("#report img, #report script, #report svg").count(), 0);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  assertSameOrigin(log, srv.origin);
+  assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
