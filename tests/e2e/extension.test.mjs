@@ -61,8 +61,6 @@ const outputFrame = (page, cell) => frameWhere(page, (u) => u.includes("outputfr
 // newest tab (each test opens its page last and closes it when done; ids only grow).
 const tabId = () => sw.evaluate(async () => Math.max(...(await chrome.tabs.query({})).map((t) => t.id)));
 
-// First in the file: after the other tests' tabs, the panel of this frame sometimes does not
-// open (left open in the closing note).
 test("Kaggle, cells virtualised: one scroll-through reads them all; the first failing cell is marked when it is back on screen", { timeout: 120_000 }, async () => {
   const nb = hosts.nbs["kaggle-long.ipynb"];
   const want = await fileReport(nb);

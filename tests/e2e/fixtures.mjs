@@ -192,8 +192,8 @@ const EVIL_OUTPUT = `<script>
  * A JupyterLab-like page (also Notebook 7, and Kaggle's editor frame). `windowed` draws
  * JupyterLab 4's WindowedList as Kaggle uses it: each cell carries `data-windowed-list-index`
  * and `data-uuid`, sits in a slot of the scrolling `.jp-WindowedPanel-outer`, and is detached
- * while its slot is off screen (reattached, the same node, when it scrolls back); the page
- * opens scrolled to the end.
+ * while its slot is off screen (reattached, the same node, when it scrolls back), and drawn
+ * again when it is resized; the page opens scrolled to the end.
  */
 export function jupyterlab(nb, name, { windowed = false } = {}) {
   const cells = nb.cells.map((c, i) => {
@@ -233,8 +233,15 @@ function fxWindow() {
   }
 }
 outer.addEventListener("scroll", fxWindow);
-outer.scrollTop = outer.scrollHeight;
-fxWindow();
+// As JupyterLab's list does, it renders again when its size changes: a frame in another
+// process can start with a 0 x 0 viewport (nothing in view) and get its size a moment later.
+new ResizeObserver(() => {
+  if (!outer.dataset.fxEnd && outer.clientHeight > 0) {
+    outer.dataset.fxEnd = "1";
+    outer.scrollTop = outer.scrollHeight;
+  }
+  fxWindow();
+}).observe(outer);
 `;
 
 /** A classic-Notebook-like page. */
