@@ -484,18 +484,25 @@ mod mapped {
         // While the engine reads a window, another thread maps the next one with its pages
         // in place (the kernel's work of faulting them in, a third of the time, runs beside
         // the search instead of inside it) and unmaps the one before.
+        // Where no thread can be made, the same happens in turn.
         std::thread::scope(|s| {
             let mut cur = first;
             let mut offset = WINDOW;
             loop {
                 let next = (offset < len).then(|| {
                     let n = (len - offset).min(WINDOW) as usize;
-                    s.spawn(move || Window::map(f, offset, n, true))
+                    let map = move || Window::map(f, offset, n, true); // (Copy: tried again here)
+                    std::thread::Builder::new().spawn_scoped(s, map).map_err(|_| map)
                 });
                 text.feed(&mut a, cur.bytes(), next.is_none());
-                let Some(next) = next else { break };
-                let old = std::mem::replace(&mut cur, next.join().ok()??);
-                s.spawn(move || drop(old));
+                let next = match next {
+                    None => break,
+                    Some(Ok(thread)) => thread.join().ok()?,
+                    Some(Err(map)) => map(),
+                };
+                let old = std::mem::replace(&mut cur, next?);
+                // (A thread that cannot start drops `old` here.)
+                let _ = std::thread::Builder::new().spawn_scoped(s, move || drop(old));
                 offset += WINDOW;
             }
             Some(())
