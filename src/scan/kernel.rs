@@ -350,42 +350,62 @@ impl RawMemo {
 
     /// The block and thread ids of `raw` when it is the remembered line with other ids.
     pub fn repeat(&self, raw: &[u8]) -> Option<BlockThread> {
-        if !self.active || raw.len() < self.pre.len() + self.mid.len() + self.post.len() {
+        let (pre, mid, post) = (self.pre.len(), self.mid.len(), self.post.len());
+        if !self.active || raw.len() < pre + mid + post + 2 {
             return None;
         }
-        if !same(&raw[..self.pre.len()], &self.pre) || !same(&raw[raw.len() - self.post.len()..], &self.post) {
+        let inner = &raw[pre..raw.len() - post];
+        if !same(&raw[..pre], &self.pre) || !same(&raw[raw.len() - post..], &self.post) {
             return None;
         }
-        let inner = &raw[self.pre.len()..raw.len() - self.post.len()];
         // The block ids run up to the first byte that is not a digit or a comma; `mid` starts
-        // with such a byte (`remember` checks).
-        let j = inner.iter().position(|c| !is_id_byte(*c))?;
-        // (`same` rather than `strip_prefix`: WebAssembly's memcmp goes a byte at a time.)
-        let rest = &inner[j..];
-        let t = rest.get(self.mid.len()..).filter(|_| same(&rest[..self.mid.len()], &self.mid))?;
-        let b = &inner[..j];
-        if b.is_empty() || t.is_empty() || !t.iter().all(|c| is_id_byte(*c)) {
+        // with such a byte (`remember` checks), and the thread ids run to the end.
+        let (block, used) = plain_triple(inner)?;
+        let rest = &inner[used..];
+        if rest.len() <= mid || !same(&rest[..mid], &self.mid) {
             return None;
         }
-        Some((plain_triple(b), plain_triple(t)))
+        let (thread, used) = plain_triple(&rest[mid..])?;
+        (used == rest.len() - mid).then_some((block, thread))
     }
 }
 
 /// A record's block and thread ids.
 pub type BlockThread = (Option<[u32; 3]>, Option<[u32; 3]>);
 
-/// `a == b`; in WebAssembly eight bytes at a time: its `memcmp` goes a byte at a time, and a
+/// `a == b`; in WebAssembly 16 bytes at a time: its `memcmp` goes a byte at a time, and a
 /// flood compares some 100 bytes of every line.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     a == b
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
-    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
-    a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
+    use core::arch::wasm32::{v128, v128_any_true, v128_load, v128_xor};
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 16 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    // 16 bytes at a time, the last 16 overlapping the ones before.
+    let differ = |i: usize| {
+        // SAFETY: `i + 16 <= n`, the length of both: the loads are inside them (unaligned).
+        unsafe {
+            let (x, y) = (a.as_ptr().add(i) as *const v128, b.as_ptr().add(i) as *const v128);
+            v128_any_true(v128_xor(v128_load(x), v128_load(y)))
+        }
+    };
+    let mut i = 0;
+    while i + 16 < n {
+        if differ(i) {
+            return false;
+        }
+        i += 16;
+    }
+    !differ(n - 16)
 }
 
 fn is_id_byte(c: u8) -> bool {
@@ -396,28 +416,42 @@ fn plain_ids(b: &[u8]) -> bool {
     !b.is_empty() && b.iter().all(|c| is_id_byte(*c))
 }
 
-/// [`triple`] of ids that are only digits and commas, read byte by byte: a flood reads two per
-/// line, and going through `str` (trim, split, parse) was half the time of a flood in wasm.
-fn plain_triple(b: &[u8]) -> Option<[u32; 3]> {
-    let mut t = [0u64; 3];
-    let (mut k, mut digits) = (0usize, 0u32);
-    for &c in b {
+/// The ids at the start of `b`, read as [`triple`] reads them, up to the first byte that is
+/// neither a digit nor a comma: the ids (`None` when they are not three numbers) and how many
+/// bytes they took (none: not ids at all). One pass, byte by byte: a flood reads two per line,
+/// and going through `str` (trim, split, parse) was half the time of a flood in wasm.
+fn plain_triple(b: &[u8]) -> Option<(Option<[u32; 3]>, usize)> {
+    // (Plain comparisons and no calls: the package is built for size, which would make each
+    // helper a call, and this runs twice a line in a flood.)
+    const HELD: u64 = 1 << 32;
+    let (mut t, mut cur) = ([0u64; 3], 0u64);
+    let (mut k, mut digits, mut ok) = (0usize, 0u32, true);
+    let mut used = 0;
+    while used < b.len() {
+        let c = b[used];
         if c == b',' {
-            if digits == 0 || k == 2 {
-                return None;
+            ok &= digits > 0 && k < 2;
+            if k < 2 {
+                t[k] = cur;
+                k += 1;
             }
-            k += 1;
+            cur = 0;
             digits = 0;
-        } else {
-            // In u64 and below u32::MAX before each digit: no overflow to check.
-            t[k] = t[k] * 10 + u64::from(c.wrapping_sub(b'0'));
-            digits += 1;
-            if t[k] > u64::from(u32::MAX) {
-                return None;
+        } else if c.wrapping_sub(b'0') < 10 {
+            // Held at 2^32 once past u32::MAX (leading zeros are fine): no overflow.
+            cur = cur * 10 + u64::from(c - b'0');
+            if cur > HELD {
+                cur = HELD;
             }
+            digits += 1;
+        } else {
+            break;
         }
+        used += 1;
     }
-    (k == 2 && digits > 0).then(|| t.map(|v| v as u32))
+    t[2] = cur;
+    ok &= k == 2 && digits > 0 && t[0] < HELD && t[1] < HELD && t[2] < HELD;
+    (used > 0).then_some((ok.then_some([t[0] as u32, t[1] as u32, t[2] as u32]), used))
 }
 
 /// True when `norm` holds a kernel record, or the piece of one, that continues on the next
@@ -574,8 +608,11 @@ mod tests {
             }
         }
         for c in cases {
-            assert_eq!(plain_triple(c.as_bytes()), triple(&c), "{c:?}");
+            assert_eq!(plain_triple(c.as_bytes()), Some((triple(&c), c.len())), "{c:?}");
+            let tail = format!("{c}] x");
+            assert_eq!(plain_triple(tail.as_bytes()), Some((triple(&c), c.len())), "{c:?}");
         }
+        assert_eq!(plain_triple(b"] 1,2,3"), None);
     }
 
     #[test]
