@@ -37,7 +37,10 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
     }
     let p = patterns();
     let mut out = Vec::new();
-    for c in p.kernel.captures_iter(norm) {
+    // (`Assertion`: the whole record's pattern cannot match without it, and an echo's
+    // `device-side assert` is on every later cell's error.)
+    let records = norm.contains("Assertion").then(|| p.kernel.captures_iter(norm));
+    for c in records.into_iter().flatten() {
         let whole = c.get(0).expect("group 0 always matches");
         if judge(&norm[..whole.start()], &norm[whole.end()..]) == Context::Quoted {
             continue;
@@ -465,8 +468,9 @@ pub fn needs_next(norm: &str, parsed: &[Parsed]) -> bool {
         None => {
             let t = norm.trim();
             // A whole record that `parse` left out is a quotation, not a piece.
-            !patterns().kernel.is_match(norm)
-                && (patterns().kernel_partial.is_match(norm)
+            let assertion = norm.contains("Assertion");
+            !(assertion && patterns().kernel.is_match(norm))
+                && ((assertion && patterns().kernel_partial.is_match(norm))
                     || (norm.contains("block:") && norm.contains("thread:"))
                     || t.ends_with("Assertion `"))
         }

@@ -84,14 +84,14 @@ impl TbReader {
         if trimmed.chars().all(|c| c == '^' || c == '~' || c == ' ') && !trimmed.is_empty() {
             return TbLine::Decoration;
         }
-        if let Some(c) = p.folded.captures(s) {
+        if let Some(c) = s.contains("frame").then(|| p.folded.captures(s)).flatten() {
             let n = c.name("n").or_else(|| c.name("n2")).and_then(|m| m.as_str().parse::<u32>().ok()).unwrap_or(0);
             tb.folded += n;
             self.idle = 0;
             return TbLine::Decoration;
         }
         match self.expect {
-            Expect::OneLine if !trimmed.is_empty() && p.exception_line.captures(trimmed).is_none() => {
+            Expect::OneLine if !trimmed.is_empty() && !exception_line(trimmed) => {
                 if let Some(f) = tb.frames.last_mut() {
                     f.code = Some((trimmed.to_string(), loc));
                 }
@@ -99,7 +99,7 @@ impl TbReader {
                 return TbLine::Code;
             }
             Expect::Numbered => {
-                if let Some(c) = p.code_numbered.captures(s) {
+                if let Some(c) = may_be_numbered(trimmed).then(|| p.code_numbered.captures(s)).flatten() {
                     let code = c.name("code").map(|m| m.as_str().trim()).unwrap_or("");
                     if let Some(f) = tb.frames.last_mut() {
                         if c.name("arrow").is_some() {
@@ -114,7 +114,7 @@ impl TbReader {
                 if trimmed == "(...)" || trimmed == "..." {
                     return TbLine::Decoration;
                 }
-                if !trimmed.is_empty() && p.exception_line.captures(trimmed).is_none() {
+                if !trimmed.is_empty() && !exception_line(trimmed) {
                     // A wrapped continuation of the previous source line.
                     if s.starts_with(' ') {
                         return TbLine::Code;
@@ -123,7 +123,7 @@ impl TbReader {
             }
             _ => {}
         }
-        if let Some(c) = p.exception_line.captures(trimmed) {
+        if let Some(c) = may_be_exception(trimmed).then(|| p.exception_line.captures(trimmed)).flatten() {
             let name = c["name"].to_string();
             let msg = c.name("msg").map(|m| m.as_str().to_string()).unwrap_or_default();
             // `Exception` alone is also a word in prose; require a message or a traceback body.
@@ -155,6 +155,26 @@ impl TbReader {
         self.expect = Expect::Nothing;
         self.idle = 0;
     }
+}
+
+// Literal guards in front of the patterns that run on every line of a traceback: each is a
+// condition its pattern cannot match without (a test holds them to it), and most lines fail it
+// at the first byte, where the package's regex engine would have run.
+
+/// Whether `t` (trimmed) is an exception line (`exception_line`).
+fn exception_line(t: &str) -> bool {
+    may_be_exception(t) && patterns().exception_line.is_match(t)
+}
+
+/// An exception's name starts the line and holds one of the words the pattern ends names with.
+fn may_be_exception(t: &str) -> bool {
+    const WORDS: [&str; 7] = ["Error", "Exception", "Exit", "Interrupt", "Warning", "Failure", "StopIteration"];
+    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && WORDS.iter().any(|w| t.contains(w))
+}
+
+/// A numbered source line (`code_numbered`) starts, after its spaces, with an arrow or a digit.
+fn may_be_numbered(t: &str) -> bool {
+    t.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '❱')
 }
 
 fn push_frame(tb: &mut Traceback, f: TbFrame) {
@@ -274,6 +294,49 @@ mod tests {
         }
         r.close();
         r.done.expect("a traceback")
+    }
+
+    /// Every line the patterns match passes its guard: on every line of every test input
+    /// (and the same lines trimmed) and on lines made to sit at the guards' edges.
+    #[test]
+    fn the_guards_let_through_every_line_their_patterns_match() {
+        let p = patterns();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases");
+        let mut lines: Vec<String> = [
+            "KeyboardInterrupt",
+            "StopIteration",
+            "_Foo.BarError: x",
+            "SystemExit: 2",
+            "  -> 12 x = 1",
+            "❱ 3 y",
+            "   7",
+            "  12 frames",
+            "[... skipping hidden 3 frame]",
+            "\u{a0}3 x",
+        ]
+        .map(String::from)
+        .to_vec();
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            lines.extend(text.lines().flat_map(|l| l.split("\\n")).map(String::from));
+        }
+        let (mut exceptions, mut numbered, mut folded) = (0, 0, 0);
+        for l in &lines {
+            let t = l.trim();
+            if p.exception_line.is_match(t) {
+                assert!(may_be_exception(t), "{t:?}");
+                exceptions += 1;
+            }
+            if p.code_numbered.is_match(l) {
+                assert!(may_be_numbered(t), "{l:?}");
+                numbered += 1;
+            }
+            if p.folded.is_match(l) {
+                assert!(l.contains("frame"), "{l:?}");
+                folded += 1;
+            }
+        }
+        assert!(exceptions > 20 && numbered > 15 && folded > 2, "{exceptions} {numbered} {folded}");
     }
 
     #[test]
