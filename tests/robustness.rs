@@ -147,6 +147,63 @@ fn chunking_does_not_change_the_report() {
     }
 }
 
+/// A large input fed whole is read a megabyte block at a time, with lines across blocks; fed in
+/// small pieces, across pieces. The reports must be the same: here on every test log in a row,
+/// shuffled with training lines, keyword lines that are no finding, CRLF, multi-byte
+/// characters, NUL bytes and lines longer than a block, over 12 MB, and on the same noise with
+/// a 9 MB line and one assert at its very end.
+#[test]
+fn large_inputs_read_whole_or_in_pieces_give_the_same_report() {
+    let mut rng = Rng(11);
+    let logs: Vec<Vec<u8>> = fixtures().into_iter().filter(|(n, _)| n.ends_with(".log")).map(|(_, b)| b).collect();
+    let noise = |rng: &mut Rng, out: &mut Vec<u8>| match rng.below(12) {
+        0 => out.extend_from_slice(b"/usr/lib/python3/dist-packages/x.py:3: UserWarning: lr_scheduler.step()\n"),
+        1 => out.extend_from_slice("epoch 3 \u{2588}\u{2588}\u{258c} 41% loss=0.3\r\n".as_bytes()),
+        2 => out.extend_from_slice(b"step \0 done\n"),
+        3 if rng.below(200) == 0 => out.extend(std::iter::repeat_n(b'=', (1 << 20) + 3).chain(*b"\n")),
+        _ => out.extend_from_slice(
+            format!("  {}%|#####| {}/9000 [00:01<00:02, 9.1it/s]\n", rng.below(100), rng.below(9000)).as_bytes(),
+        ),
+    };
+    let mut mixed = Vec::new();
+    while mixed.len() < 12 << 20 {
+        for log in &logs {
+            for _ in 0..rng.below(400) {
+                noise(&mut rng, &mut mixed);
+            }
+            mixed.extend_from_slice(log);
+        }
+    }
+    let mut late = Vec::new();
+    while late.len() < 12 << 20 {
+        noise(&mut rng, &mut late);
+    }
+    // A line longer than the scanner's longest piece, with keywords in it.
+    for _ in 0..90 {
+        late.extend(std::iter::repeat_n(b'-', 100_000));
+        late.extend_from_slice(b" CUDA error ");
+    }
+    late.push(b'\n');
+    late.extend_from_slice(b"../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.\n");
+    for (name, input) in [("mixed", &mixed), ("late", &late)] {
+        let mut whole = TextAnalyzer::new();
+        whole.feed(input);
+        let whole = whole.finish(&Options::default());
+        let mut pieces = TextAnalyzer::new();
+        for c in input.chunks(64 << 10) {
+            pieces.feed(c);
+        }
+        let pieces = pieces.finish(&Options::default());
+        assert_eq!(whole.verdict, Verdict::DeviceAssert, "{name}: {} {:?}", input.len(), whole.headline);
+        assert!(
+            whole.input.nul_bytes > 0 && (name == "mixed" || whole.input.long_lines == 1),
+            "{name}: {:?}",
+            whole.input
+        );
+        assert_eq!(whole, pieces, "{name}: reading in pieces changed the report");
+    }
+}
+
 #[test]
 fn pathological_lines_stay_fast_and_bounded() {
     let cases: Vec<(&str, String)> = vec![
