@@ -423,7 +423,8 @@ mod mapped {
     use std::fs::File;
     use std::os::unix::io::AsRawFd;
 
-    /// Files smaller than this are read, not mapped (mapping costs more than it saves).
+    /// Files smaller than this are read, not mapped (mapping costs more than it saves); the
+    /// first window (a multiple of every page size).
     const MIN: u64 = 1 << 20;
     /// The window mapped at a time (a multiple of every page size).
     const WINDOW: u64 = 16 << 20;
@@ -473,7 +474,9 @@ mod mapped {
         if len < MIN || name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb")) {
             return None;
         }
-        let first = Window::map(f, 0, len.min(WINDOW) as usize, false)?;
+        // The first window is small: its pages are faulted in as it is read, while the next
+        // one is being mapped.
+        let first = Window::map(f, 0, len.min(MIN) as usize, false)?;
         let head = &first.bytes()[..first.len.min(64 << 10)];
         if first_assert::input::looks_like_notebook(head) || first_assert::input::sniff_binary(head).is_some() {
             return None;
@@ -487,7 +490,7 @@ mod mapped {
         // Where no thread can be made, the same happens in turn.
         std::thread::scope(|s| {
             let mut cur = first;
-            let mut offset = WINDOW;
+            let mut offset = MIN;
             loop {
                 let next = (offset < len).then(|| {
                     let n = (len - offset).min(WINDOW) as usize;
