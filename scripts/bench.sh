@@ -59,7 +59,7 @@ best() {
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f", s * 1000 }'; }
 
 row() { # label file
-  local f=$2 mb ours peers
+  local f=$2 logs=${3:-} mb ours peers
   mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1048576 }')
   cat "$f" > /dev/null
   read -r ours ours_mem < <(best "$bin" "$f")

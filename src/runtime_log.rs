@@ -82,7 +82,14 @@ pub fn looks_like(head: &[u8]) -> bool {
     let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
     let line = &head[start..];
     let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
-    let Ok(line) = std::str::from_utf8(line) else { return false };
+    // Its start tells (a header, or a row's time and level): a single 10 MB line is not read
+    // whole.
+    let line = &line[..line.len().min(4096)];
+    let line = match std::str::from_utf8(line) {
+        Ok(l) => l,
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or_default(),
+        Err(_) => return false,
+    };
     let line = line.trim_end();
     line.eq_ignore_ascii_case("Timestamp,Level,Message")
         || is_copied_header(line)
@@ -473,6 +480,18 @@ mod tests {
         );
         assert_eq!(log.rows.iter().map(|r| r.line).collect::<Vec<_>>(), [6, 4, 3, 2]);
         assert_eq!(log.rows[2].level, "WARNING");
+    }
+
+    /// Only a line's start is read to tell: a row whose message runs on for kilobytes (cut in
+    /// the middle of a character there) is still a row, and a long line of anything else is not.
+    #[test]
+    fn a_long_first_line_is_told_by_its_start() {
+        let row = format!("Jul 29, 2023, 4:32:53 PM WARNING {}", "断言".repeat(3000));
+        assert!(looks_like(row.as_bytes()));
+        let flat = format!("Timestamp Level Message Jul 29, 2023, 4:32:53 PM WARNING {}", "x ".repeat(5000));
+        assert!(looks_like(flat.as_bytes()));
+        assert!(!looks_like("Timestamp ".repeat(2000).as_bytes()));
+        assert!(!looks_like(format!("loss {}", "0.1 ".repeat(5000)).as_bytes()));
     }
 
     #[test]
