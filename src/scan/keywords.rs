@@ -97,6 +97,7 @@ impl PairFilter {
     }
 
     /// Whether a keyword starts at `i`.
+    #[inline(always)]
     fn at(&self, hay: &[u8], i: usize) -> bool {
         let next = hay.get(i + 1).copied().unwrap_or(0);
         let p = usize::from(hay[i]) << 8 | usize::from(next);
@@ -123,9 +124,11 @@ impl PairFilter {
         // SAFETY: each table is 16 bytes; v128_load has no alignment requirement. (One load
         // each: this runs once per call, and a flood calls it once per line.)
         let t = self.nibbles.each_ref().map(|t| unsafe { v128_load(t.as_ptr() as *const v128) });
-        let low = u8x16_splat(15);
-        let bucket =
-            |v: v128, l: v128, h: v128| v128_and(u8x16_swizzle(l, v128_and(v, low)), u8x16_swizzle(h, u8x16_shr(v, 4)));
+        // (Inlined by hand: the package is built for size, which keeps a closure a call.)
+        #[inline(always)]
+        fn bucket(v: v128, l: v128, h: v128) -> v128 {
+            v128_and(u8x16_swizzle(l, v128_and(v, u8x16_splat(15))), u8x16_swizzle(h, u8x16_shr(v, 4)))
+        }
         let mut i = 0;
         // Blocks of 16 positions whose next two bytes are in the input too. Three bytes, not
         // two: `ss` of `loss=`, on every line of a training log, would otherwise be checked.
