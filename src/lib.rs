@@ -136,7 +136,7 @@ pub fn analyze_text(text: &str, opts: &Options) -> Report {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
-    a.feed_text(text, None);
+    a.feed_text(text);
     a.finish(opts)
 }
 
@@ -195,15 +195,13 @@ pub fn analyze_bytes_keeping(
     if bytes.starts_with(b"\xef\xbb\xbf") {
         bytes.drain(..3);
     }
-    // Validated once, with the NUL bytes counted in the same pass: valid text is read as
-    // text; else the scanner reads the bytes (and notes the invalid sequences) and the kept
-    // text has them replaced.
-    let text = if let Some(nuls) = scan::utf8_nuls(&bytes) {
-        // SAFETY: `utf8_nuls` answers only for what `str::from_utf8` accepts (its ASCII part
-        // checked a byte at a time or by `plain_blocks`, the rest by `str::from_utf8`; tested
-        // against it), so the bytes are UTF-8.
+    // Validated once: valid text is read as text; else the scanner reads the bytes (and
+    // notes the invalid sequences) and the kept text has them replaced.
+    let text = if scan::utf8_check(&bytes).is_ok() {
+        // SAFETY: `utf8_check` accepts exactly what `str::from_utf8` accepts (tested against
+        // it), so the bytes are UTF-8.
         let text = unsafe { String::from_utf8_unchecked(bytes) };
-        a.feed_text(&text, Some(nuls));
+        a.feed_text(&text);
         text
     } else {
         a.feed(&bytes);
@@ -324,7 +322,7 @@ impl TextAnalyzer {
 
     /// Reads text already known to be UTF-8 without a byte-order mark (all of it, before
     /// anything else), without checking it again.
-    fn feed_text(&mut self, text: &str, nuls: Option<u64>) {
+    fn feed_text(&mut self, text: &str) {
         debug_assert!(self.encoding.is_none() && self.head.is_empty());
         self.encoding = Some(Encoding::Utf8);
         if runtime_log::looks_like(text.as_bytes()) {
@@ -332,10 +330,7 @@ impl TextAnalyzer {
                 return self.read_log_input(log, text.len());
             }
         }
-        match nuls {
-            Some(n) => self.scanner.feed_str_counted(text, n),
-            None => self.scanner.feed_str(text),
-        }
+        self.scanner.feed_str(text);
     }
 
     /// Reads a runtime log given as the input itself: its rows oldest first, each at its line.

@@ -97,7 +97,6 @@ impl PairFilter {
     }
 
     /// Whether a keyword starts at `i`.
-    #[inline(always)]
     fn at(&self, hay: &[u8], i: usize) -> bool {
         let next = hay.get(i + 1).copied().unwrap_or(0);
         let p = usize::from(hay[i]) << 8 | usize::from(next);
