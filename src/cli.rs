@@ -474,9 +474,10 @@ mod mapped {
         if len < MIN || name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb")) {
             return None;
         }
-        // The first window is small: its pages are faulted in as it is read, while the next
-        // one is being mapped.
-        let first = Window::map(f, 0, len.min(MIN) as usize, false)?;
+        // The first window of a large file is small: its pages are faulted in as it is read,
+        // while the next one is being mapped.
+        let first_len = if len <= WINDOW { len } else { MIN };
+        let first = Window::map(f, 0, first_len as usize, false)?;
         let head = &first.bytes()[..first.len.min(64 << 10)];
         if first_assert::input::looks_like_notebook(head) || first_assert::input::sniff_binary(head).is_some() {
             return None;
@@ -490,7 +491,7 @@ mod mapped {
         // Where no thread can be made, the same happens in turn.
         std::thread::scope(|s| {
             let mut cur = first;
-            let mut offset = MIN;
+            let mut offset = first_len;
             loop {
                 let next = (offset < len).then(|| {
                     let n = (len - offset).min(WINDOW) as usize;

@@ -334,7 +334,7 @@ impl Scanner {
         let _quoted = context::counting_quoted(self.count_quoted);
         // A block at a time, so that the passes over it (the check below, the keyword search,
         // the line count) find it in the cache.
-        for block in data.chunks(BLOCK) {
+        for block in blocks(data) {
             let plain = plain_blocks(block);
             self.check_utf8(block, plain);
             self.feed_bytes(block, plain);
@@ -378,7 +378,7 @@ impl Scanner {
     /// Reads text.
     pub fn feed_str(&mut self, text: &str) {
         let _quoted = context::counting_quoted(self.count_quoted);
-        for block in text.as_bytes().chunks(BLOCK) {
+        for block in blocks(text.as_bytes()) {
             self.feed_bytes(block, plain_blocks(block));
         }
     }
@@ -1367,6 +1367,24 @@ fn quote(text: &str, from: usize, to: usize) -> Quote {
     let t = text.trim_end();
     let (w, truncated) = window(t, from.min(t.len()), to.min(t.len()), MAX_TEXT);
     Quote { text: w.to_string(), truncated }
+}
+
+/// `data` in blocks of about [`BLOCK`] bytes, each ending just after a newline (a line longer
+/// than a block is a block of its own, read in pieces without being copied).
+fn blocks(mut data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        if data.is_empty() {
+            return None;
+        }
+        let end = match memchr::memrchr(b'\n', &data[..data.len().min(BLOCK)]) {
+            _ if data.len() <= BLOCK => data.len(),
+            Some(i) => i + 1,
+            None => memchr::memchr(b'\n', &data[BLOCK..]).map_or(data.len(), |i| BLOCK + i + 1),
+        };
+        let (block, rest) = data.split_at(end);
+        data = rest;
+        Some(block)
+    })
 }
 
 /// Reads a whole text (for callers that hold it in memory).
