@@ -553,8 +553,8 @@ impl Scanner {
             // the next repeat, which the memo counts without the keyword search.
             if self.raw_memo.is_active() && self.wrap.is_none() && self.after.is_empty() {
                 if let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-                    let raw = &buf[pos..pos + i];
-                    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                    let cr = i > 0 && buf[pos + i - 1] == b'\r';
+                    let raw = &buf[pos..pos + i - usize::from(cr)];
                     if let Some((block, thread)) = self.raw_memo.repeat(raw) {
                         self.facts.kernel_records += 1;
                         if let Some(k) = self.raw_memo.site {
