@@ -1280,21 +1280,25 @@ fn plain_blocks(data: &[u8]) -> usize {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     return plain_blocks_simd128(data);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        const LOW: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        // A byte of `w` is 0 or past 0x7f: its high bit is set, or that of itself minus one
-        // while its own is clear.
-        let odd = |w: u64| (w | (w.wrapping_sub(LOW) & !w)) & HIGH != 0;
-        let mut at = 0;
-        for block in data.chunks_exact(64) {
-            if block.chunks_exact(8).any(|w| odd(u64::from_le_bytes(w.try_into().unwrap_or_default()))) {
-                break;
-            }
-            at += 64;
+    plain_blocks_words(data)
+}
+
+/// [`plain_blocks`] eight bytes at a time, without SIMD.
+#[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), allow(dead_code))]
+fn plain_blocks_words(data: &[u8]) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte of `w` is 0 or past 0x7f: its high bit is set, or that of itself minus one while
+    // its own is clear (a borrow only crosses a zero byte, which answers anyway).
+    let odd = |w: u64| (w | (w.wrapping_sub(LOW) & !w)) & HIGH != 0;
+    let mut at = 0;
+    for block in data.chunks_exact(64) {
+        if block.chunks_exact(8).any(|w| odd(u64::from_le_bytes(w.try_into().unwrap_or_default()))) {
+            break;
         }
-        at
+        at += 64;
     }
+    at
 }
 
 /// [`plain_blocks`] with WebAssembly SIMD: the signed minimum of four vectors is above 0 when
@@ -1396,7 +1400,7 @@ pub fn scan_text(text: &str) -> Facts {
 
 #[cfg(test)]
 mod tests {
-    use super::{plain_blocks, utf8_check, Scanner};
+    use super::{plain_blocks, plain_blocks_words, utf8_check, Scanner};
 
     /// Random text mixing ASCII runs of every length (one of them 64 bytes, a whole block of
     /// the fast paths) with multi-byte characters, invalid bytes, cut sequences and NUL bytes.
@@ -1442,6 +1446,7 @@ mod tests {
     fn plain_blocks_stop_at_the_first_block_with_nul_or_non_ascii() {
         for v in texts(20_000) {
             let n = plain_blocks(&v);
+            assert_eq!(plain_blocks_words(&v), n, "{v:?}");
             assert_eq!(n % 64, 0, "{v:?}");
             assert!(v[..n].iter().all(|&b| (1..0x80).contains(&b)), "{v:?}");
             let next = &v[n..v.len().min(n + 64)];
