@@ -423,8 +423,8 @@ mod mapped {
     use std::fs::File;
     use std::os::unix::io::AsRawFd;
 
-    /// Files smaller than this are read, not mapped (mapping costs more than it saves); the
-    /// first window (a multiple of every page size).
+    /// Files smaller than this are read, not mapped (mapping costs more than it saves). It is
+    /// also the first window of a file larger than [`WINDOW`] (a multiple of every page size).
     const MIN: u64 = 1 << 20;
     /// The window mapped at a time (a multiple of every page size).
     const WINDOW: u64 = 16 << 20;
