@@ -20,7 +20,7 @@ mod stages {
                 i % 100,
                 i % 10000
             ));
-            if i % 97 == 0 {
+            if i.is_multiple_of(97) {
                 s.push_str("/usr/local/lib/python3.10/dist-packages/torch/optim/lr_scheduler.py:139: UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`.\n");
             }
         }

@@ -152,7 +152,7 @@ impl Json for f64 {
         o.uint(n / 100);
         o.buf.push('.');
         let frac = n % 100;
-        if frac % 10 == 0 {
+        if frac.is_multiple_of(10) {
             o.uint(frac / 10);
         } else {
             o.buf.push((b'0' + (frac / 10) as u8) as char);

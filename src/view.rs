@@ -151,10 +151,10 @@ const STEP: u64 = 64;
 /// Counts the newlines of `b`, and pushes the offset after every [`STEP`]-th one.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
-    let mut n = 0;
+    let mut n = 0u64;
     for i in memchr::memchr_iter(b'\n', b) {
         n += 1;
-        if n % STEP == 0 {
+        if n.is_multiple_of(STEP) {
             checkpoints.push(i + 1);
         }
     }
@@ -180,7 +180,7 @@ fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
         } else {
             while bits != 0 {
                 n += 1;
-                if n % STEP == 0 {
+                if n.is_multiple_of(STEP) {
                     checkpoints.push(i + bits.trailing_zeros() as usize + 1);
                 }
                 bits &= bits - 1;
@@ -190,7 +190,7 @@ fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
     }
     for (j, _) in b[i..].iter().enumerate().filter(|(_, &c)| c == b'\n') {
         n += 1;
-        if n % STEP == 0 {
+        if n.is_multiple_of(STEP) {
             checkpoints.push(i + j + 1);
         }
     }

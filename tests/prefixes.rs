@@ -99,7 +99,7 @@ fn family(k: usize, rng: &mut Rng) -> (&'static str, Prefix) {
         23 => ("lightning", Box::new(move |_| format!("[rank: {r}] "))),
         24 => ("log viewer", Box::new(move |i| format!("{date} {}.{:03}\t{level}\t", hms(start, i), i % 1000))),
         25 => ("log viewer stderr", Box::new(move |i| format!("{}\tstderr\t", hms(start, i)))),
-        26 => ("markdown quote", Box::new(move |_| if r % 2 == 0 { "> ".into() } else { ">> ".into() })),
+        26 => ("markdown quote", Box::new(move |_| if r.is_multiple_of(2) { "> ".into() } else { ">> ".into() })),
         27 => ("kubectl pod", Box::new(move |i| format!("{date}T{}.{:09}Z ", hms(start, i), pid * 1000 + i as u64))),
         _ => unreachable!(),
     }

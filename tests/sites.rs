@@ -42,7 +42,7 @@ fn printed(s: &SiteDef, n: usize) -> Vec<(&'static str, String)> {
     // Shapes real output gives records: cut at the start by a paste or a terminal's scroll,
     // split over two lines, glued to a progress bar and to the host line, Triton's heads.
     let pip = format!("/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 100 + n);
-    let cut_at = if n % 2 == 0 { pip.find("ad: [").unwrap_or(0) } else { pip.find(": block").unwrap_or(0) };
+    let cut_at = if n.is_multiple_of(2) { pip.find("ad: [").unwrap_or(0) } else { pip.find(": block").unwrap_or(0) };
     v.push(("cut", pip[cut_at..].to_string()));
     v.push(("split", pip.replacen(" Assertion", "\nAssertion", 1)));
     v.push(("progress", format!(" 37%|███▋      | 37/100 [00:04<00:07,  8.41it/s]{pip}")));

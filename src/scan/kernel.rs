@@ -314,6 +314,8 @@ pub struct RawMemo {
     post: Vec<u8>,
     /// The site the record counts into (`None` when it was not kept).
     pub site: Option<usize>,
+    /// Whether the remembered line is plain ASCII (and so every repeat of it).
+    pub plain: bool,
     active: bool,
 }
 
@@ -339,6 +341,7 @@ impl RawMemo {
         self.mid = raw[b1..t0].to_vec();
         self.post = raw[t1..].to_vec();
         self.site = site;
+        self.plain = super::plain::is_plain(raw);
         self.active = true;
     }
 

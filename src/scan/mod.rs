@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod keywords;
 pub mod normalize;
 pub mod patterns;
+pub mod plain;
 pub mod prefix;
 pub mod time;
 pub mod traceback;
@@ -29,6 +30,8 @@ use facts::*;
 use keywords::Keywords;
 use normalize::{clip, normalise, segments, strip_escapes, window};
 use patterns::{patterns, Patterns};
+pub use plain::utf8_check;
+use plain::{is_plain, plain_blocks, utf8_check_from};
 use std::collections::VecDeque;
 use std::sync::OnceLock;
 use traceback::{TbLine, TbReader};
@@ -148,6 +151,8 @@ pub struct Scanner {
     in_log: bool,
     /// Lines read from a runtime log.
     log_lines: u64,
+    /// Whether every byte of the block being read was seen to be plain ASCII.
+    block_plain: bool,
 }
 
 /// What reading a line changed (see `Scanner::effects`).
@@ -229,6 +234,7 @@ impl Scanner {
             learned_generation: 0,
             in_log: false,
             log_lines: 0,
+            block_plain: false,
         }
     }
 
@@ -332,12 +338,11 @@ impl Scanner {
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
     pub fn feed(&mut self, data: &[u8]) {
         let _quoted = context::counting_quoted(self.count_quoted);
-        // A block at a time, so that the passes over it (the check below, the keyword search,
-        // the line count) find it in the cache.
+        // A block at a time, so that what the reading leaves to do (the UTF-8 check where a
+        // byte was not plain ASCII) finds it in the cache.
         for block in blocks(data) {
-            let plain = plain_blocks(block);
+            let plain = self.feed_bytes(block);
             self.check_utf8(block, plain);
-            self.feed_bytes(block, plain);
         }
     }
 
@@ -379,17 +384,28 @@ impl Scanner {
     pub fn feed_str(&mut self, text: &str) {
         let _quoted = context::counting_quoted(self.count_quoted);
         for block in blocks(text.as_bytes()) {
-            self.feed_bytes(block, plain_blocks(block));
+            self.feed_bytes(block);
         }
     }
 
-    /// Reads bytes whose first `plain` are plain ASCII (see [`plain_blocks`]).
-    fn feed_bytes(&mut self, mut data: &[u8], plain: usize) {
-        self.facts.stats.bytes += data.len() as u64;
-        let rest = &data[plain..];
+    /// Reads bytes, counts their NUL bytes, and returns how many at the start are plain ASCII
+    /// (see [`plain`]): all of them when the reading saw only plain bytes (it notes them as it
+    /// passes, in `block_plain`), else what one more pass finds.
+    fn feed_bytes(&mut self, block: &[u8]) -> usize {
+        self.facts.stats.bytes += block.len() as u64;
+        self.block_plain = true;
+        self.read_block(block);
+        let plain = if self.block_plain { block.len() } else { plain_blocks(block) };
+        let rest = &block[plain..];
         if memchr::memchr(0, rest).is_some() {
             self.facts.stats.nul_bytes += memchr::memchr_iter(0, rest).count() as u64;
         }
+        plain
+    }
+
+    /// Reads the complete lines of `data` (the first one joined to what was carried), and
+    /// carries its last, incomplete line.
+    fn read_block(&mut self, mut data: &[u8]) {
         if !self.carry.is_empty() {
             match memchr::memchr(b'\n', data) {
                 Some(i) => {
@@ -399,6 +415,8 @@ impl Scanner {
                     data = &data[i + 1..];
                 }
                 None => {
+                    // Read in pieces, not looked at whole.
+                    self.block_plain = false;
                     self.carry.extend_from_slice(data);
                     self.flush_long_carry();
                     return;
@@ -407,6 +425,7 @@ impl Scanner {
         }
         let used = self.run(data);
         let mut rest = &data[used..];
+        self.block_plain = self.block_plain && is_plain(rest);
         while rest.len() > MAX_PIECE {
             let cut = piece_end(rest, MAX_PIECE);
             self.piece(&rest[..cut]);
@@ -556,6 +575,8 @@ impl Scanner {
                     let cr = i > 0 && buf[pos + i - 1] == b'\r';
                     let raw = &buf[pos..pos + i - usize::from(cr)];
                     if let Some((block, thread)) = self.raw_memo.repeat(raw) {
+                        // The remembered line's bytes, and digits and commas.
+                        self.block_plain &= self.raw_memo.plain;
                         self.facts.kernel_records += 1;
                         if let Some(k) = self.raw_memo.site {
                             self.facts.sites[k].add(block, thread, self.line);
@@ -569,22 +590,21 @@ impl Scanner {
             let ls = if self.needs_every_line() {
                 pos
             } else {
-                match self.kw.find(&buf[pos..]) {
+                // One pass to the next keyword: the lines it passes are counted, and whether
+                // their bytes were plain noted, on the way.
+                let s = self.kw.survey(&buf[pos..]);
+                self.block_plain &= s.plain;
+                self.advance(s.newlines);
+                match s.at {
                     None => {
-                        if let Some(i) = memchr::memrchr(b'\n', &buf[pos..]) {
-                            let n = memchr::memchr_iter(b'\n', &buf[pos..=pos + i]).count() as u64;
-                            self.advance(n);
-                            pos += i + 1;
+                        if s.newlines > 0 {
+                            pos += memchr::memrchr(b'\n', &buf[pos..]).map_or(0, |i| i + 1);
                         }
                         break;
                     }
                     Some(start) => {
                         let hit = pos + start;
-                        let ls = memchr::memrchr(b'\n', &buf[pos..hit]).map_or(pos, |i| pos + i + 1);
-                        if ls > pos {
-                            self.advance(memchr::memchr_iter(b'\n', &buf[pos..ls]).count() as u64);
-                        }
-                        ls
+                        memchr::memrchr(b'\n', &buf[pos..hit]).map_or(pos, |i| pos + i + 1)
                     }
                 }
             };
@@ -593,6 +613,7 @@ impl Scanner {
                 break;
             };
             let le = ls + i;
+            self.block_plain = self.block_plain && is_plain(&buf[ls..le]);
             if le - ls > MAX_PIECE {
                 let mut s = ls;
                 while s < le {
@@ -1240,111 +1261,6 @@ impl Scanner {
     }
 }
 
-/// Whether `data` is UTF-8, as `std::str::from_utf8` says, with the ASCII that logs are made of
-/// skipped 64 bytes at a time (a quarter of the instructions of the standard check, which took
-/// 90 M to validate a 200 MB log). On failure: where the valid text ends, and whether it ends
-/// in a character cut short (which the next chunk may complete).
-pub(crate) fn utf8_check(data: &[u8]) -> Result<(), (usize, bool)> {
-    utf8_check_from(data, 0)
-}
-
-/// [`utf8_check`] of `data` whose first `at` bytes are ASCII.
-fn utf8_check_from(data: &[u8], mut at: usize) -> Result<(), (usize, bool)> {
-    loop {
-        at += plain_blocks(&data[at..]);
-        // The block that stopped the fast path: a NUL byte is ASCII too.
-        let end = (at + 64).min(data.len());
-        match data[at..end].iter().position(|b| !b.is_ascii()) {
-            None if end == data.len() => return Ok(()),
-            None => {
-                at = end;
-                continue;
-            }
-            Some(i) => at += i,
-        }
-        // A character never starts inside ASCII, so the rest is checked from there.
-        let rest = std::str::from_utf8(&data[at..]);
-        return rest.map(|_| ()).map_err(|e| (at + e.valid_up_to(), e.error_len().is_none()));
-    }
-}
-
-/// How many bytes at the start of `data` are plain ASCII (no byte past 0x7f, no NUL: what logs
-/// are made of), in whole blocks of 64, so a little less than all of them. One pass answers
-/// the UTF-8 check and the NUL count for them.
-fn plain_blocks(data: &[u8]) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { plain_blocks_avx2(data) };
-    }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return plain_blocks_simd128(data);
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    plain_blocks_words(data)
-}
-
-/// [`plain_blocks`] eight bytes at a time, without SIMD.
-#[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), allow(dead_code))]
-fn plain_blocks_words(data: &[u8]) -> usize {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte of `w` is 0 or past 0x7f: its high bit is set, or that of itself minus one while
-    // its own is clear (a borrow only crosses a zero byte, which answers anyway).
-    let odd = |w: u64| (w | (w.wrapping_sub(LOW) & !w)) & HIGH != 0;
-    let mut at = 0;
-    for block in data.chunks_exact(64) {
-        if block.chunks_exact(8).any(|w| odd(u64::from_le_bytes(w.try_into().unwrap_or_default()))) {
-            break;
-        }
-        at += 64;
-    }
-    at
-}
-
-/// [`plain_blocks`] with WebAssembly SIMD: the signed minimum of four vectors is above 0 when
-/// every byte is in 1..=0x7f.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-fn plain_blocks_simd128(data: &[u8]) -> usize {
-    use core::arch::wasm32::{i8x16_all_true, i8x16_gt, i8x16_min, i8x16_splat, v128, v128_load};
-    let zero = i8x16_splat(0);
-    let mut at = 0;
-    while at + 64 <= data.len() {
-        // SAFETY: `at + 64 <= len`: the four 16-byte loads are inside `data` (no alignment needed).
-        let min = unsafe {
-            let p = data.as_ptr().add(at) as *const v128;
-            i8x16_min(i8x16_min(v128_load(p), v128_load(p.add(1))), i8x16_min(v128_load(p.add(2)), v128_load(p.add(3))))
-        };
-        if !i8x16_all_true(i8x16_gt(min, zero)) {
-            break;
-        }
-        at += 64;
-    }
-    at
-}
-
-/// [`plain_blocks`] with AVX2: the signed minimum of two vectors is above 0 when every byte is
-/// in 1..=0x7f.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn plain_blocks_avx2(data: &[u8]) -> usize {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epi8, _mm256_movemask_epi8, _mm256_setzero_si256,
-    };
-    let mut at = 0;
-    while at + 64 <= data.len() {
-        // SAFETY: `at + 64 <= len`: both 32-byte loads are inside `data` (unaligned loads).
-        let min = unsafe {
-            let p = data.as_ptr().add(at) as *const __m256i;
-            _mm256_min_epi8(_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1)))
-        };
-        if _mm256_movemask_epi8(_mm256_cmpgt_epi8(min, _mm256_setzero_si256())) != -1 {
-            break;
-        }
-        at += 64;
-    }
-    at
-}
-
 fn clip_bytes(b: &[u8], max: usize) -> &[u8] {
     &b[..b.len().min(max)]
 }
@@ -1400,58 +1316,92 @@ pub fn scan_text(text: &str) -> Facts {
 
 #[cfg(test)]
 mod tests {
-    use super::{plain_blocks, plain_blocks_words, utf8_check, Scanner};
+    use super::plain::tests::texts;
+    use super::{Scanner, LONG_LINE};
 
-    /// Random text mixing ASCII runs of every length (one of them 64 bytes, a whole block of
-    /// the fast paths) with multi-byte characters, invalid bytes, cut sequences and NUL bytes.
-    fn texts(n: usize) -> impl Iterator<Item = Vec<u8>> {
-        let pieces: [&[u8]; 9] = [
-            b"a",
-            b"0123456789abcdef0123456789abcdef",
-            b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-            "é".as_bytes(),
-            "断".as_bytes(),
-            b"\xff",
-            b"\xe6\x96",
-            b"\n",
-            b"\0",
+    /// Lines of every kind the scanner reads differently (skipped between keywords, read for a
+    /// keyword, read inside a traceback, counted as a flood's repeat, read in pieces), with NUL
+    /// bytes, bytes past 0x7f and cut characters put inside them, and no newline at the end:
+    /// what the reading notes of the bytes as it passes must be exact.
+    #[test]
+    fn the_byte_counts_are_exact_whatever_way_each_line_was_read() {
+        let lines: [&[u8]; 11] = [
+            b"  5%|#         | 12/230 [00:02<00:45, 9.12it/s, loss=0.1234]",
+            b"RuntimeError: CUDA error: device-side assert triggered",
+            b"Traceback (most recent call last):",
+            b"  File \"train.py\", line 88, in <module>",
+            b"Loss.cu:250: nll_loss_forward: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+            b"Loss.cu:250: nll_loss_forward: block: [0,0,0], thread: [2,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+            "Loss.cu:250: nll_loss_forward: block: [0,0,0], thread: [3,0,0] 断言 `t >= 0 && t < n_classes` 失败。".as_bytes(),
+            "Loss.cu:250: nll_loss_forward: block: [0,0,0], thread: [4,0,0] 断言 `t >= 0 && t < n_classes` 失败。".as_bytes(),
+            "Lös.cu:9: k: block: [0,0,0], thread: [5,0,0] Assertion `x` failed.".as_bytes(),
+            "Lös.cu:9: k: block: [0,0,0], thread: [6,0,0] Assertion `x` failed.".as_bytes(),
+            b"epoch 3 done",
         ];
-        let mut seed = 0x1357_9bdf_u32;
+        let bad: [&[u8]; 4] = [b"\0", b"\xff", b"\xe6\x96", "é".as_bytes()];
+        let mut seed = 0x0bad_f00d_u32;
         let mut next = move || {
             seed ^= seed << 13;
             seed ^= seed >> 17;
             seed ^= seed << 5;
-            seed
+            seed as usize
         };
-        (0..n).map(move |_| {
-            let mut v = Vec::new();
-            for _ in 0..(next() % 14) {
-                v.extend_from_slice(pieces[(next() % 9) as usize]);
+        for round in 0..300 {
+            let mut all = Vec::new();
+            let long = round % 10 == 0;
+            for _ in 0..(next() % 40) {
+                let mut l = lines[next() % lines.len()].to_vec();
+                // One line past the length read around keywords only (`LONG_LINE`): a progress
+                // bar that never printed a newline, and this line.
+                if long && all.is_empty() {
+                    l = [lines[0].repeat(LONG_LINE / lines[0].len() + 1), l].concat();
+                }
+                // Runs of one line: a flood.
+                for _ in 0..(1 + next() % 3) {
+                    let mut l = l.clone();
+                    if next() % 4 == 0 {
+                        let at = next() % (l.len() + 1);
+                        l.splice(at..at, bad[next() % bad.len()].iter().copied());
+                    }
+                    all.extend_from_slice(&l);
+                    all.extend_from_slice(if next() % 5 == 0 { b"\r\n" } else { b"\n" });
+                }
             }
-            v
-        })
-    }
-
-    /// The fast path answers what the standard check answers.
-    #[test]
-    fn the_fast_utf8_check_agrees_with_the_standard_one() {
-        for v in texts(20_000) {
-            let want = std::str::from_utf8(&v).map(|_| ()).map_err(|e| (e.valid_up_to(), e.error_len().is_none()));
-            assert_eq!(utf8_check(&v), want, "{v:?}");
+            all.truncate(all.len() - next() % 20.min(all.len() + 1));
+            // (A byte at a time only where lines are short: pieces of a long line are joined.)
+            for cut in [if long { 999 } else { 1 }, 17, 64, 100, 4096, all.len().max(1)] {
+                let mut s = Scanner::new();
+                for chunk in all.chunks(cut) {
+                    s.feed(chunk);
+                }
+                let stats = s.finish().stats;
+                assert_eq!(
+                    stats.nul_bytes,
+                    all.iter().filter(|&&b| b == 0).count() as u64,
+                    "cut {cut}: {:?}",
+                    String::from_utf8_lossy(&all)
+                );
+                assert_eq!(
+                    stats.lossy_utf8,
+                    std::str::from_utf8(&all).is_err(),
+                    "cut {cut}: {:?}",
+                    String::from_utf8_lossy(&all)
+                );
+            }
         }
     }
 
-    /// Whole blocks of bytes in 1..=0x7f, and then a block that is not (or less than a block).
+    /// Records with a NUL byte, fed a line at a time: each is counted, and so is its NUL byte
+    /// (a line the reading changes, as it drops the NUL, is never taken for a flood's repeat).
     #[test]
-    fn plain_blocks_stop_at_the_first_block_with_nul_or_non_ascii() {
-        for v in texts(20_000) {
-            let n = plain_blocks(&v);
-            assert_eq!(plain_blocks_words(&v), n, "{v:?}");
-            assert_eq!(n % 64, 0, "{v:?}");
-            assert!(v[..n].iter().all(|&b| (1..0x80).contains(&b)), "{v:?}");
-            let next = &v[n..v.len().min(n + 64)];
-            assert!(next.len() < 64 || next.iter().any(|&b| b == 0 || b >= 0x80), "{v:?}");
+    fn a_floods_repeats_count_their_nul_bytes() {
+        let mut s = Scanner::new();
+        for t in 0..5 {
+            s.feed(format!("Loss.cu:9: k\0: block: [0,0,0], thread: [{t},0,0] Assertion `x` failed.\n").as_bytes());
         }
+        let f = s.finish();
+        assert_eq!(f.kernel_records, 5);
+        assert_eq!(f.stats.nul_bytes, 5);
     }
 
     /// What the scanner counts of the bytes (NUL bytes, lines, whether it is UTF-8) does not
