@@ -195,19 +195,23 @@ pub fn analyze_bytes_keeping(
     if bytes.starts_with(b"\xef\xbb\xbf") {
         bytes.drain(..3);
     }
-    // Validated once: valid text is read as text; else the scanner reads the bytes (and
-    // notes the invalid sequences) and the kept text has them replaced.
-    let text = if scan::utf8_check(&bytes).is_ok() {
-        // SAFETY: `utf8_check` accepts exactly what `str::from_utf8` accepts (tested against
-        // it), so the bytes are UTF-8.
-        let text = unsafe { String::from_utf8_unchecked(bytes) };
-        a.feed_text(&text);
-        text
+    // The scanner checks the bytes as it reads them (where they are not plain ASCII): valid
+    // text is kept as it is, else with the invalid sequences replaced.
+    a.feed(&bytes);
+    let (report, valid) = a.finish_checked(opts);
+    Ok((report, Decoded::Text(kept_text(bytes, valid))))
+}
+
+/// The text of a log's bytes: as they are when `valid` (the scanner found them all UTF-8),
+/// else with the invalid sequences replaced.
+fn kept_text(bytes: Vec<u8>, valid: bool) -> String {
+    if valid {
+        // SAFETY: `finish_checked` says the bytes are UTF-8 only when the scanner's check, which
+        // accepts exactly what `str::from_utf8` accepts (tested against it), passed them all.
+        unsafe { String::from_utf8_unchecked(bytes) }
     } else {
-        a.feed(&bytes);
         String::from_utf8_lossy(&bytes).into_owned()
-    };
-    Ok((a.finish(opts), Decoded::Text(text)))
+    }
 }
 
 enum Kind<'a> {
@@ -382,25 +386,37 @@ impl TextAnalyzer {
     }
 
     /// Ends the input and returns the report.
-    pub fn finish(mut self, opts: &Options) -> Report {
+    pub fn finish(self, opts: &Options) -> Report {
+        self.finish_checked(opts).0
+    }
+
+    /// Ends the input and returns the report, and whether every byte fed was UTF-8 (UTF-16
+    /// input never is).
+    fn finish_checked(mut self, opts: &Options) -> (Report, bool) {
         if self.encoding.is_none() {
             self.decide();
         }
         if let Some(Encoding::Utf16 { little_endian }) = self.encoding {
             self.feed_utf16(little_endian, true);
         }
+        let mut held_valid = None;
         if self.encoding == Some(Encoding::RuntimeLog) {
             let held = std::mem::take(&mut self.head);
             let text = String::from_utf8_lossy(&held);
+            held_valid = Some(matches!(text, std::borrow::Cow::Borrowed(_)));
             match runtime_log::parse(&text) {
                 Some(log) => self.read_log_input(log, held.len()),
                 None => self.scanner.feed(&held),
             }
         }
         let facts = self.scanner.finish();
+        let valid = match self.encoding {
+            Some(Encoding::Utf16 { .. }) => false,
+            _ => held_valid.unwrap_or(!facts.stats.lossy_utf8),
+        };
         // A runtime log given as the input, rather than beside it.
         let format = if facts.runtime_log.is_some() && opts.runtime_log.is_none() { "runtime_log" } else { "text" };
-        diagnose::diagnose(facts, format, opts.lang)
+        (diagnose::diagnose(facts, format, opts.lang), valid)
     }
 }
 

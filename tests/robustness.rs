@@ -271,8 +271,8 @@ fn many_echoes_are_counted_beyond_what_is_listed() {
 }
 
 /// The page's entry (bytes by value, the text kept for the view) reads every input as the
-/// CLI's does, whether it validates the UTF-8 once up front (valid text) or reads the bytes
-/// (invalid text), and keeps the text without its byte-order mark.
+/// CLI's does, and keeps the text as it is when it is UTF-8 (which the scanner checks as it
+/// reads), else with the invalid sequences replaced, without its byte-order mark.
 #[test]
 fn keeping_the_text_reads_it_as_the_cli_does() {
     let log = "step 1\n../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered\n";
@@ -280,7 +280,17 @@ fn keeping_the_text_reads_it_as_the_cli_does() {
     let mut invalid = log.as_bytes().to_vec();
     invalid.splice(3..3, [0xff, 0xc3]);
     inputs.push(invalid);
+    // A runtime log given as the input (held whole, then read by rows), valid and not.
+    let rows = "Timestamp,Level,Message\n\"Dec 1, 2026, 10:00:01 AM\",WARNING,\"../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.\"\n";
+    inputs.push(rows.as_bytes().to_vec());
+    inputs.push([rows.as_bytes(), b"\"Dec 1, 2026, 10:00:02 AM\",WARNING,\"bad \xff byte\"\n"].concat());
     inputs.extend(fixtures().into_iter().map(|(_, b)| b));
+    // Past the scanner's megabyte blocks, with invalid bytes far in.
+    let all: Vec<u8> = fixtures().into_iter().flat_map(|(_, b)| b).collect();
+    let mut big = [b"a log of every fixture\n".as_slice(), &all.repeat(30)].concat();
+    inputs.push(big.clone());
+    big.splice(big.len() / 2..big.len() / 2, [0xe6, 0x96]);
+    inputs.push(big);
     for bytes in inputs {
         let want = analyze_bytes(&bytes, Some("x.log"), &Options::default());
         let got = first_assert::analyze_bytes_keeping(bytes.clone(), Some("x.log"), &Options::default());

@@ -72,9 +72,14 @@ impl Keywords {
         if let Some(e) = &self.exact {
             return e.survey(hay);
         }
-        let at = self.find(hay);
-        let before = &hay[..at.unwrap_or(hay.len())];
-        Survey { at, newlines: memchr::memchr_iter(b'\n', before).count() as u64, plain: is_plain(before) }
+        #[cfg(target_arch = "wasm32")]
+        return self.pairs.survey(hay);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let at = self.find(hay);
+            let before = &hay[..at.unwrap_or(hay.len())];
+            Survey { at, newlines: memchr::memchr_iter(b'\n', before).count() as u64, plain: is_plain(before) }
+        }
     }
 }
 
@@ -277,15 +282,29 @@ impl PairFilter {
         (0..hay.len()).find(|&i| self.at(hay, i))
     }
 
-    /// Where the first keyword in `hay` starts.
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    pub fn find(&self, hay: &[u8]) -> Option<usize> {
-        self.find_scalar(hay)
+    /// [`Keywords::survey`], one position at a time.
+    pub fn survey_scalar(&self, hay: &[u8]) -> Survey {
+        let at = self.find_scalar(hay);
+        let before = &hay[..at.unwrap_or(hay.len())];
+        Survey { at, newlines: before.iter().filter(|&&b| b == b'\n').count() as u64, plain: is_plain(before) }
     }
 
-    /// Where the first keyword in `hay` starts: 16 candidates at a time, then exactly.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    /// Where the first keyword in `hay` starts.
     pub fn find(&self, hay: &[u8]) -> Option<usize> {
+        self.survey(hay).at
+    }
+
+    /// See [`Keywords::survey`].
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    pub fn survey(&self, hay: &[u8]) -> Survey {
+        self.survey_scalar(hay)
+    }
+
+    /// See [`Keywords::survey`]: 16 candidates at a time, then exactly; the same pass counts
+    /// the newlines and keeps the smallest byte (signed: one past 0x7f is below zero, as NUL is
+    /// zero) of the bytes it passes.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub fn survey(&self, hay: &[u8]) -> Survey {
         use core::arch::wasm32::*;
         let n = hay.len();
         // SAFETY: each table is 16 bytes; v128_load has no alignment requirement. (One load
@@ -296,6 +315,9 @@ impl PairFilter {
         fn bucket(v: v128, l: v128, h: v128) -> v128 {
             v128_and(u8x16_swizzle(l, v128_and(v, u8x16_splat(15))), u8x16_swizzle(h, u8x16_shr(v, 4)))
         }
+        let newline = u8x16_splat(b'\n');
+        let mut low = i8x16_splat(1);
+        let mut newlines = 0u64;
         let mut i = 0;
         // Blocks of 16 positions whose next two bytes are in the input too. Three bytes, not
         // two: `ss` of `loss=`, on every line of a training log, would otherwise be checked.
@@ -306,20 +328,34 @@ impl PairFilter {
                 let p = hay.as_ptr().add(i);
                 (v128_load(p as *const v128), v128_load(p.add(1) as *const v128), v128_load(p.add(2) as *const v128))
             };
+            let lines = u8x16_bitmask(i8x16_eq(a, newline));
             let m = v128_and(v128_and(bucket(a, t[0], t[1]), bucket(b, t[2], t[3])), bucket(c, t[4], t[5]));
             if v128_any_true(m) {
                 let mut bits = u8x16_bitmask(u8x16_ne(m, u8x16_splat(0)));
                 while bits != 0 {
-                    let j = i + bits.trailing_zeros() as usize;
-                    if self.at(hay, j) {
-                        return Some(j);
+                    let o = bits.trailing_zeros();
+                    if self.at(hay, i + o as usize) {
+                        let before = (1u16 << o) - 1;
+                        let odd = u8x16_bitmask(i8x16_le(a, i8x16_splat(0))) & before;
+                        return Survey {
+                            at: Some(i + o as usize),
+                            newlines: newlines + u64::from((lines & before).count_ones()),
+                            plain: odd == 0 && i8x16_all_true(i8x16_gt(low, i8x16_splat(0))),
+                        };
                     }
                     bits &= bits - 1;
                 }
             }
+            newlines += u64::from(lines.count_ones());
+            low = i8x16_min(low, a);
             i += 16;
         }
-        (i..n).find(|&j| self.at(hay, j))
+        let rest = self.survey_scalar(&hay[i..]);
+        Survey {
+            at: rest.at.map(|j| i + j),
+            newlines: newlines + rest.newlines,
+            plain: rest.plain && i8x16_all_true(i8x16_gt(low, i8x16_splat(0))),
+        }
     }
 }
 
