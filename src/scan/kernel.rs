@@ -9,6 +9,7 @@
 //! is decided by [`context::judge`].
 
 use super::context::{judge, Context};
+use super::facts::SiteAgg;
 use super::patterns::patterns;
 use crate::report::KernelSite;
 
@@ -306,6 +307,11 @@ impl Memo {
 /// remembered one with other block and thread ids (digits and commas only) is the same record
 /// as far as every reader is concerned, so it is only counted, before it is even decoded. The
 /// scanner remembers only lines that decoding and normalising leave as they are.
+///
+/// A flood's next line is most often the last one again with other digits in the same places
+/// (thread 5 after thread 4): [`RawMemo::next`] tries that first, with one comparison of the
+/// whole line against the last one, the id runs masked out, and reads only the ids that
+/// changed.
 #[derive(Default)]
 pub struct RawMemo {
     /// The line up to the block ids, between them and the thread ids, after the thread ids.
@@ -317,6 +323,20 @@ pub struct RawMemo {
     /// Whether the remembered line is plain ASCII (and so every repeat of it).
     pub plain: bool,
     active: bool,
+    /// The last line counted (without its line end), and 0 where its ids are, 0xff elsewhere.
+    last: Vec<u8>,
+    mask: Vec<u8>,
+    /// Its block ids and thread ids, and where they are in it.
+    ids: BlockThread,
+    spans: [usize; 4],
+}
+
+/// A flood's line counted by [`RawMemo::next`]: its length with its line end, and its ids;
+/// `block` is `None` when its block ids are the last line's.
+pub struct Repeat {
+    pub len: usize,
+    pub block: Option<Option<[u32; 3]>>,
+    pub thread: Option<[u32; 3]>,
 }
 
 impl RawMemo {
@@ -343,6 +363,91 @@ impl RawMemo {
         self.site = site;
         self.plain = super::plain::is_plain(raw);
         self.active = true;
+        self.last_is(
+            raw,
+            (
+                plain_triple(ids.block.as_bytes()).and_then(|t| t.0),
+                plain_triple(ids.thread.as_bytes()).and_then(|t| t.0),
+            ),
+            b1 - b0,
+        );
+    }
+
+    /// Keeps `raw`, a repeat whose ids are `ids` and whose block ids take `block_len` bytes,
+    /// as the line the next one is compared with.
+    fn last_is(&mut self, raw: &[u8], ids: BlockThread, block_len: usize) {
+        let (b0, t1) = (self.pre.len(), raw.len() - self.post.len());
+        let (b1, t0) = (b0 + block_len, b0 + block_len + self.mid.len());
+        self.last.clear();
+        self.last.extend_from_slice(raw);
+        self.mask.clear();
+        self.mask.resize(raw.len(), 0xff);
+        self.mask[b0..b1].fill(0);
+        self.mask[t0..t1].fill(0);
+        self.ids = ids;
+        self.spans = [b0, b1, t0, t1];
+    }
+
+    /// Counts the flood's lines at the start of `buf`, one after another, into `site` (the
+    /// first at line `line`): the bytes and the lines they took. (One call for a run of
+    /// repeats, not one a line.)
+    pub fn count_repeats(&mut self, buf: &[u8], mut site: Option<&mut SiteAgg>, line: u64) -> (usize, u64) {
+        let (mut used, mut lines) = (0, 0);
+        while let Some(r) = self.next(&buf[used..]) {
+            if let Some(s) = site.as_deref_mut() {
+                // Block ids that are the last line's are in the set and the range already.
+                s.add(r.block.flatten(), r.thread, line + lines);
+            }
+            used += r.len;
+            lines += 1;
+        }
+        (used, lines)
+    }
+
+    /// The flood's line at the start of `buf` (which holds its line end), counted as
+    /// [`RawMemo::repeat`] would count it: the last line with other digits in its id runs, or
+    /// else any repeat of the remembered one. `None` when it is neither (or its end is not in
+    /// `buf`).
+    #[inline(always)]
+    pub fn next(&mut self, buf: &[u8]) -> Option<Repeat> {
+        if !self.active {
+            return None;
+        }
+        let n = self.last.len();
+        let end = match (buf.get(n), buf.get(n + 1)) {
+            (Some(b'\n'), _) => Some(n + 1),
+            (Some(b'\r'), Some(b'\n')) => Some(n + 2),
+            _ => None,
+        };
+        if let Some(len) = end {
+            let line = &buf[..n];
+            if n > 0 && same_masked(line, &self.last, &self.mask) {
+                let [b0, b1, t0, t1] = self.spans;
+                let block = match differs(line, &self.last, b0, b1) {
+                    false => None,
+                    true => Some(span_ids(&line[b0..b1])?),
+                };
+                let thread = match differs(line, &self.last, t0, t1) {
+                    false => self.ids.1,
+                    true => span_ids(&line[t0..t1])?,
+                };
+                if let Some(b) = block {
+                    self.ids.0 = b;
+                    copy_span(line, &mut self.last, b0, b1);
+                }
+                self.ids.1 = thread;
+                copy_span(line, &mut self.last, t0, t1);
+                return Some(Repeat { len, block, thread });
+            }
+        }
+        // Another length: the ids took other widths (thread 10 after thread 9).
+        let i = memchr::memchr(b'\n', buf)?;
+        let raw = &buf[..i - usize::from(i > 0 && buf[i - 1] == b'\r')];
+        let (block, thread) = self.repeat(raw)?;
+        let inner = &raw[self.pre.len()..];
+        let block_len = inner.iter().position(|c| !is_id_byte(*c)).unwrap_or(inner.len());
+        self.last_is(raw, (block, thread), block_len);
+        Some(Repeat { len: i + 1, block: Some(block), thread })
     }
 
     pub fn forget(&mut self) {
@@ -376,8 +481,110 @@ impl RawMemo {
     }
 }
 
+/// Whether bytes `[from, to)` of `a` and `b` differ. (Plain loops and no calls, for the
+/// size-built package: these run twice a line in a flood.)
+#[inline(always)]
+fn differs(a: &[u8], b: &[u8], from: usize, to: usize) -> bool {
+    let mut i = from;
+    while i < to {
+        if a[i] != b[i] {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Copies bytes `[from, to)` of `line` to `last`.
+#[inline(always)]
+fn copy_span(line: &[u8], last: &mut [u8], from: usize, to: usize) {
+    let mut i = from;
+    while i < to {
+        last[i] = line[i];
+        i += 1;
+    }
+}
+
+/// The ids that are all of `r` (see [`plain_triple`]); `None` when they are not ids at all
+/// or stop short of its end.
+#[inline(always)]
+fn span_ids(r: &[u8]) -> Option<Option<[u32; 3]>> {
+    match plain_triple(r) {
+        Some((ids, used)) if used == r.len() => Some(ids),
+        _ => None,
+    }
+}
+
 /// A record's block and thread ids.
 pub type BlockThread = (Option<[u32; 3]>, Option<[u32; 3]>);
+
+/// `a == b` where `mask` is 0xff (`a`, `b` and `mask` have one length); in WebAssembly 16 bytes
+/// at a time.
+#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+fn same_masked(a: &[u8], b: &[u8], mask: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).zip(mask).all(|((x, y), m)| (x ^ y) & m == 0)
+}
+
+/// (SSE2, which every x86-64 CPU has.)
+#[cfg(target_arch = "x86_64")]
+fn same_masked(a: &[u8], b: &[u8], mask: &[u8]) -> bool {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128, _mm_xor_si128,
+    };
+    let n = a.len();
+    if n < 16 || b.len() != n || mask.len() != n {
+        return a.iter().zip(b).zip(mask).all(|((x, y), m)| (x ^ y) & m == 0);
+    }
+    // 16 bytes at a time, the last 16 overlapping the ones before.
+    let differ = |i: usize| {
+        // SAFETY: `i + 16 <= n`, the length of all three: the loads are inside them (unaligned).
+        unsafe {
+            let load = |s: &[u8]| _mm_loadu_si128(s.as_ptr().add(i) as *const __m128i);
+            let d = _mm_and_si128(_mm_xor_si128(load(a), load(b)), load(mask));
+            _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) != 0xffff
+        }
+    };
+    let mut i = 0;
+    while i + 16 < n {
+        if differ(i) {
+            return false;
+        }
+        i += 16;
+    }
+    !differ(n - 16)
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn same_masked(a: &[u8], b: &[u8], mask: &[u8]) -> bool {
+    use core::arch::wasm32::{v128, v128_and, v128_any_true, v128_load, v128_xor};
+    let n = a.len();
+    if n < 16 || b.len() != n || mask.len() != n {
+        return a.iter().zip(b).zip(mask).all(|((x, y), m)| (x ^ y) & m == 0);
+    }
+    // 16 bytes at a time, the last 16 overlapping the ones before. (A function, not a
+    // closure: the size-built package keeps a closure a call.)
+    #[inline(always)]
+    fn differ(a: &[u8], b: &[u8], mask: &[u8], i: usize) -> bool {
+        // SAFETY: the caller keeps `i + 16` within the length of all three: the loads are
+        // inside them (unaligned).
+        unsafe {
+            let (x, y, m) = (
+                a.as_ptr().add(i) as *const v128,
+                b.as_ptr().add(i) as *const v128,
+                mask.as_ptr().add(i) as *const v128,
+            );
+            v128_any_true(v128_and(v128_xor(v128_load(x), v128_load(y)), v128_load(m)))
+        }
+    }
+    let mut i = 0;
+    while i + 16 < n {
+        if differ(a, b, mask, i) {
+            return false;
+        }
+        i += 16;
+    }
+    !differ(a, b, mask, n - 16)
+}
 
 /// `a == b`; in WebAssembly 16 bytes at a time: its `memcmp` goes a byte at a time, and a
 /// flood compares some 100 bytes of every line.
@@ -672,6 +879,73 @@ mod tests {
         memo.remember(&lines[0], false, &parse(&lines[0], false));
         assert!(memo.repeat(&lines[1], true).is_none());
         assert!(memo.repeat(&lines[40], false).is_none());
+    }
+
+    /// `next`, which compares a line with the last one and reads only the ids that changed,
+    /// counts the lines `repeat` counts, with the same ids: lines of every id width, with
+    /// spaces, brackets, letters and newlines put in the id runs and elsewhere, CR line ends,
+    /// and lines that are not repeats at all.
+    #[test]
+    fn the_next_repeat_is_read_as_repeat_reads_it() {
+        let rec = |b: &str, t: &str| {
+            format!("../aten/src/ATen/native/cuda/Loss.cu:242: nll_fwd: block: [{b}], thread: [{t}] Assertion `t >= 0` failed.")
+        };
+        let mut seed = 0x1234_5678_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as usize
+        };
+        let (mut fast, mut counted) = (0, 0);
+        for round in 0..400 {
+            let mut memo = RawMemo::default();
+            let first = rec("0,0,0", "0,0,0");
+            memo.remember(first.as_bytes(), Some(0));
+            assert!(memo.is_active());
+            let mut ids = (Some([0, 0, 0]), Some([0, 0, 0]));
+            for _ in 0..60 {
+                let id = |n: usize| {
+                    [n.to_string(), format!("{n},0,0"), format!("{n},{},0", n % 3), "7,0".into(), "9 ,0,0".into()]
+                };
+                let (b, t) = (next() % 3000, next() % 3000);
+                let pick = |v: [String; 5], k: usize| v[if k % 10 < 8 { 1 } else { k % 5 }].clone();
+                let mut line =
+                    rec(&pick(id(b / 128), next()), &pick(id(t % 128 + round % 2 * 1000), next())).into_bytes();
+                if next() % 12 == 0 {
+                    let at = next() % line.len();
+                    line[at] = [b' ', b']', b'x', b'\n', b'5', b','][next() % 6];
+                }
+                let end: &[u8] = if next() % 4 == 0 { b"\r\n" } else { b"\n" };
+                let buf = [line.as_slice(), end, b"next line\n"].concat();
+                let i = memchr::memchr(b'\n', &buf).unwrap();
+                let raw = &buf[..i - usize::from(i > 0 && buf[i - 1] == b'\r')];
+                let want = memo.repeat(raw);
+                let plain_len = memo.last.len();
+                let got = memo.next(&buf);
+                fast += usize::from(got.is_some() && raw.len() == plain_len);
+                match (want, got) {
+                    (Some((wb, wt)), Some(r)) => {
+                        counted += 1;
+                        assert_eq!(r.len, i + 1, "{:?}", String::from_utf8_lossy(raw));
+                        assert_eq!(
+                            (r.block.unwrap_or(ids.0), r.thread),
+                            (wb, wt),
+                            "{:?}",
+                            String::from_utf8_lossy(raw)
+                        );
+                        ids = (wb, wt);
+                    }
+                    (None, None) => {}
+                    (w, g) => panic!(
+                        "{:?}: repeat {w:?}, next {:?}",
+                        String::from_utf8_lossy(raw),
+                        g.map(|r| (r.block, r.thread))
+                    ),
+                }
+            }
+        }
+        assert!(fast > 5000 && counted > 15000, "{fast} fast of {counted}");
     }
 
     #[test]

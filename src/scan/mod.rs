@@ -571,20 +571,15 @@ impl Scanner {
             // A flood of per-thread records: the line after a repeated record is most likely
             // the next repeat, which the memo counts without the keyword search.
             if self.raw_memo.is_active() && self.wrap.is_none() && self.after.is_empty() {
-                if let Some(i) = memchr::memchr(b'\n', &buf[pos..]) {
-                    let cr = i > 0 && buf[pos + i - 1] == b'\r';
-                    let raw = &buf[pos..pos + i - usize::from(cr)];
-                    if let Some((block, thread)) = self.raw_memo.repeat(raw) {
-                        // The remembered line's bytes, and digits and commas.
-                        self.block_plain &= self.raw_memo.plain;
-                        self.facts.kernel_records += 1;
-                        if let Some(k) = self.raw_memo.site {
-                            self.facts.sites[k].add(block, thread, self.line);
-                        }
-                        self.advance(1);
-                        pos += i + 1;
-                        continue;
-                    }
+                let site = self.raw_memo.site.and_then(|k| self.facts.sites.get_mut(k));
+                let (used, lines) = self.raw_memo.count_repeats(&buf[pos..], site, self.line);
+                if lines > 0 {
+                    // The remembered line's bytes, and digits and commas.
+                    self.block_plain &= self.raw_memo.plain;
+                    self.facts.kernel_records += lines;
+                    self.advance(lines);
+                    pos += used;
+                    continue;
                 }
             }
             let ls = if self.needs_every_line() {
