@@ -146,6 +146,37 @@ fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
     assert!(checked > 5000);
 }
 
+/// The JSON reader's search for the end of a string's plain run (quote, backslash, control
+/// byte), 16 bytes at a time, finds what a byte-at-a-time search finds.
+#[wasm_bindgen_test]
+fn the_simd_string_end_search_agrees_with_the_scalar_one() {
+    let mut seed = 0x51ed_2701_u32;
+    let mut checked = 0;
+    for len in 0..200usize {
+        for _ in 0..20 {
+            let v: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    // Mostly plain text; now and then a byte that ends the run, or one past 0x7f.
+                    match seed % 64 {
+                        0 => b'"',
+                        1 => b'\\',
+                        2 => (seed >> 8) as u8 % 0x20,
+                        3 => 0x80 | (seed >> 8) as u8,
+                        _ => b' ' + (seed >> 8) as u8 % 0x5e,
+                    }
+                })
+                .collect();
+            let want = v.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+            assert_eq!(first_assert::json::special(&v), want, "{v:?}");
+            checked += usize::from(want.is_some());
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
 #[wasm_bindgen_test]
 fn the_simd_line_index_finds_every_line() {
     use first_assert::view::Source;
