@@ -884,9 +884,9 @@ impl Scanner {
                     self.facts.last_exception = Some(e);
                 }
             }
-        } else if let Some(c) = self.p.exception_line.captures(stripped.trim()) {
-            if c.name("msg").is_some_and(|m| !m.as_str().is_empty()) && !stripped.starts_with(' ') {
-                self.facts.last_exception = Some((c["name"].to_string(), c["msg"].to_string(), loc));
+        } else if let Some((name, Some(msg))) = traceback::exception_parts(stripped.trim()) {
+            if !msg.is_empty() && !stripped.starts_with(' ') {
+                self.facts.last_exception = Some((name.to_string(), msg.to_string(), loc));
             }
         }
         self.notes(stripped, seg, loc);

@@ -60,12 +60,8 @@ pub struct Patterns {
     /// The exception class at the end of the text before an error (`[rank0]: RuntimeError: `,
     /// `RuntimeError('`, `x.py:3: UserWarning: `).
     pub exception_lead: LazyRegex,
-    /// A Python exception line that ends a traceback.
-    pub exception_line: LazyRegex,
     /// Prefixes that loggers and launchers put before each line.
     pub prefix: LazyRegex,
-    /// `Traceback (most recent call last)`.
-    pub tb_header: LazyRegex,
     /// The separators between chained exceptions.
     pub tb_chain: LazyRegex,
     /// `File "path", line N, in func`.
@@ -103,6 +99,19 @@ pub struct Patterns {
 }
 
 impl Patterns {
+    /// True when a line of code imports PyTorch or a library built on it (`imports_torch`,
+    /// behind the words every match starts with: most lines have neither).
+    pub fn imports_torch_in(&self, code: &str) -> bool {
+        let t = code.trim_start();
+        (t.starts_with("import") || t.starts_with("from")) && self.imports_torch.is_match(code)
+    }
+
+    /// True when a line of code puts something on the GPU (`uses_cuda`, behind the literals
+    /// every match holds).
+    pub fn uses_cuda_in(&self, code: &str) -> bool {
+        (code.contains("cuda") || code.contains(".to(")) && self.uses_cuda.is_match(code)
+    }
+
     /// True when `line` sets `CUDA_LAUNCH_BLOCKING=1` (not PyTorch's hint to do so).
     pub fn sets_launch_blocking(&self, line: &str) -> bool {
         line.contains("CUDA_LAUNCH_BLOCKING")
@@ -181,9 +190,6 @@ impl Patterns {
             exception_lead: re(
                 r"(?P<exc>(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|Warning|Failure|Interrupt))\s*(?::\s*|\(\s*['\x22]?)['\x22]?$",
             ),
-            exception_line: re(
-                r"^(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)|StopIteration|KeyboardInterrupt|Exception))(?:\s*:\s?(?P<msg>.*?))?\s*$",
-            ),
             prefix: re(concat!(
                 r"^(?:",
                 r"(?P<rank>\s*\[(?:[Rr]ank|RANK|default)\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
@@ -199,7 +205,6 @@ impl Patterns {
                 r"|[\w.]+\s+-\s+(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+",
                 r"))"
             )),
-            tb_header: re(r"Traceback \(most recent call last\)"),
             tb_chain: re(
                 r"^\s*(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception)",
             ),
@@ -268,6 +273,42 @@ mod tests {
             assert!(super::super::prefix::may_have_known(p, &format!("- {level} x")), "{level}");
         }
         assert!(!super::super::prefix::may_have_known(p, "/x/dist-packages/y.py:3: UserWarning: step"));
+        // An error line is not taken for `rank`, `ERROR` or glog's `E0102` by its first letter.
+        for l in ["RuntimeError: CUDA error: x", "Error: x", "EOFError", "IndexError: y", "FileNotFoundError: z"] {
+            assert!(!super::super::prefix::may_have_known(p, l), "{l}");
+        }
+    }
+
+    /// The code patterns' gates hide none of their matches: on every line of every test
+    /// input and on lines made for them.
+    #[test]
+    fn the_code_gates_hide_no_match() {
+        let p = patterns();
+        let mut lines: Vec<String> = [
+            "import torch",
+            "  from transformers import AutoModel",
+            "model.cuda()",
+            "x = x.to( 'cuda:0')",
+            "x.to(self.device)",
+            "device = \"cuda\"",
+            "torch.cuda.synchronize()",
+            "import numpy as np",
+        ]
+        .map(String::from)
+        .to_vec();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases");
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            lines.extend(text.lines().flat_map(|l| l.split("\\n")).map(String::from));
+        }
+        let (mut imports, mut cuda) = (0, 0);
+        for l in &lines {
+            assert_eq!(p.imports_torch_in(l), p.imports_torch.is_match(l), "{l:?}");
+            assert_eq!(p.uses_cuda_in(l), p.uses_cuda.is_match(l), "{l:?}");
+            imports += usize::from(p.imports_torch.is_match(l));
+            cuda += usize::from(p.uses_cuda.is_match(l));
+        }
+        assert!(imports >= 2 && cuda >= 5, "{imports} {cuda}");
     }
 
     #[test]
