@@ -10,9 +10,7 @@ bash scripts/ensure-tools.sh wasm-target wasm-bindgen
 [ -f www/pkg/first_assert_bg.wasm ] || bash scripts/build-web.sh
 # The same profile and flags as scripts/build-web.sh, in its own target directory so the
 # shipped build's artefacts stay as they are.
-RUSTC_BOOTSTRAP=1 cargo build --locked --quiet --lib --target wasm32-unknown-unknown --profile wasm \
-  --features js-objects --target-dir target/boundary \
-  --config 'target.wasm32-unknown-unknown.rustflags=["-Zlocation-detail=none", "-Zfmt-debug=none"]'
+bash scripts/wasm-build.sh --quiet --features js-objects --target-dir target/boundary
 out=target/boundary-pkg
 rm -rf "$out"
 wasm-bindgen --target web --out-dir "$out" --remove-name-section --remove-producers-section \

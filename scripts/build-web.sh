@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly package into www/pkg (git-ignored):
-#   cargo (profile `wasm`: opt-level z, fat LTO, panic=abort) -> wasm-bindgen --target web
+#   cargo (scripts/wasm-build.sh: profile `wasm`, opt-level z, fat LTO, panics that trap) -> wasm-bindgen --target web
 #   (ES module + TypeScript definitions) -> package.json, so `import init, { analyze } from
 #   "first-assert"` works from npm-style tooling.
 #
@@ -11,18 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-tools.sh wasm-target wasm-bindgen
-# Panics carry no file, line and column in the package (-Zlocation-detail=none, appended to
-# the target's rustflags in .cargo/config.toml): the 490 locations the engine, regex-lite and
-# memchr would keep cost 4.9 KB gzipped (155.5 -> 150.6 KB measured 2026-12). Bad input never
-# reaches a panic (the fuzz targets and tests check it); when a bug does, the console still
-# says it panicked and what the message was. The flag is unstable: RUSTC_BOOTSTRAP=1 lets the
-# stable compiler take it, for this build only, and changes nothing else in the code.
-# -Zfmt-debug=none likewise drops the `Debug` formatting code (derived impls, `{:?}`): nothing
-# the package shows or returns is formatted with it (its messages use `Display`), and it frees
-# 0.8 KB gzipped (zlib -9: 153,486 -> 152,626 bytes, measured 2026-12-01). A panic's message loses the
-# `Debug` part of an `unwrap` (it still says where the package panicked and why in words).
-RUSTC_BOOTSTRAP=1 cargo build --locked --lib --target wasm32-unknown-unknown --profile wasm \
-  --config 'target.wasm32-unknown-unknown.rustflags=["-Zlocation-detail=none", "-Zfmt-debug=none"]'
+# The library, as the package ships it (the flags and why: scripts/wasm-build.sh).
+bash scripts/wasm-build.sh
 
 out=www/pkg
 rm -rf "$out"

@@ -3,7 +3,7 @@
 #
 #   scripts/ensure-tools.sh [wasm-target] [wasm-bindgen] [chromium] [npm]
 #
-# wasm-target   the rustup target wasm32-unknown-unknown
+# wasm-target   the rustup target wasm32-unknown-unknown and the component rust-src
 # wasm-bindgen  wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock
 # chromium      Debian's chromium and chromium-driver, and fonts-noto-cjk so the Chinese page's
 #               screenshots show characters, not boxes (apt-get, only when running as root)
@@ -20,11 +20,15 @@ cd "$(dirname "$0")/.."
 say() { printf 'ensure-tools: %s\n' "$*" >&2; }
 
 wasm_target() {
-  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
-    return
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the rustup target wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
   fi
-  say "adding the rustup target wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+  # The standard library's source: the package builds its own (scripts/wasm-build.sh).
+  if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+    say "adding the rustup component rust-src"
+    rustup component add rust-src
+  fi
 }
 
 locked_version() {

@@ -559,10 +559,10 @@ fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (Laun
                     },
                 ));
             }
-            if import_at.is_none() && p.imports_torch.is_match(code) {
+            if import_at.is_none() && p.imports_torch_in(code) {
                 import_at = Some((ci, li));
             }
-            if cuda_at.is_none() && p.uses_cuda.is_match(code) {
+            if cuda_at.is_none() && p.uses_cuda_in(code) {
                 cuda_at = Some((ci, li));
             }
         }

@@ -114,17 +114,6 @@ extern "C" {
     fn object_keys(o: &JsValue) -> Vec<JsValue>;
     #[wasm_bindgen(js_namespace = Reflect, js_name = get, catch)]
     fn reflect_get(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str);
-}
-
-/// Logs a panic to the console. Bad input never reaches one (tests check it); this only makes
-/// a bug readable instead of an opaque `unreachable` trap.
-#[wasm_bindgen(start)]
-pub fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        console_error(&format!("first-assert panicked: {info}"));
-    }));
 }
 
 fn options(v: &JsValue) -> Result<Options, JsError> {
