@@ -332,29 +332,34 @@ impl<'a> Reader<'a> {
             b'\\' => {}
             _ => return Err(self.err("control character in a string")),
         }
-        let mut out = String::with_capacity(self.pos - start + 16);
-        out.push_str(&self.s[start..self.pos]);
+        // Escapes: the text is built as bytes (runs copied whole, one byte per simple escape;
+        // building a `String` checked char boundaries and encoded each pushed char). Runs
+        // end at ASCII bytes, so no character is cut.
+        let mut out: Vec<u8> = Vec::with_capacity(self.pos - start + 64);
+        out.extend_from_slice(&b[start..self.pos]);
         loop {
             let run = self.pos;
             self.pos += special(&b[self.pos..]).unwrap_or(b.len() - self.pos);
-            out.push_str(&self.s[run..self.pos]);
+            out.extend_from_slice(&b[run..self.pos]);
             match b.get(self.pos) {
                 None => return Err(self.err("unclosed string")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(Cow::Owned(out));
+                    // SAFETY: `out` holds runs of `self.s` that start and end at ASCII bytes,
+                    // ASCII bytes, and whole characters encoded by `char::encode_utf8`.
+                    return Ok(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
                     let c = match b.get(self.pos) {
-                        Some(b'"') => '"',
-                        Some(b'\\') => '\\',
-                        Some(b'/') => '/',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'n') => '\n',
-                        Some(b'r') => '\r',
-                        Some(b't') => '\t',
+                        Some(b'"') => b'"',
+                        Some(b'\\') => b'\\',
+                        Some(b'/') => b'/',
+                        Some(b'b') => 8,
+                        Some(b'f') => 12,
+                        Some(b'n') => b'\n',
+                        Some(b'r') => b'\r',
+                        Some(b't') => b'\t',
                         Some(b'u') => {
                             self.pos += 1;
                             let hi = self.hex4()?;
@@ -369,7 +374,8 @@ impl<'a> Reader<'a> {
                                 char::from_u32(hi)
                             };
                             // A lone surrogate is kept readable rather than refused.
-                            out.push(c.unwrap_or('\u{fffd}'));
+                            let mut utf8 = [0u8; 4];
+                            out.extend_from_slice(c.unwrap_or('\u{fffd}').encode_utf8(&mut utf8).as_bytes());
                             continue;
                         }
                         None => return Err(self.err("unclosed string")),
@@ -533,6 +539,42 @@ mod tests {
         assert!(parse(&deep).unwrap_err().to_string().contains("nested too deeply"));
         let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
         assert!(parse(&ok).is_ok());
+    }
+
+    /// Strings with every kind of escape among plain runs of ASCII and characters of several
+    /// bytes read as serde_json reads them.
+    #[test]
+    fn strings_decode_as_serde_json_decodes_them() {
+        let pieces = [
+            "plain run ",
+            "é",
+            "断言",
+            "😀",
+            "\\n",
+            "\\t",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b\\f\\r",
+            "\\u00e9",
+            "\\u65ad",
+            "\\ud83d\\ude00",
+            "\\u0041",
+        ];
+        let mut seed = 0x0dd_ba11_u64;
+        for _ in 0..20_000 {
+            let mut text = String::from("\"");
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 9) {
+                text.push_str(pieces[((seed >> (4 * k + 8)) % pieces.len() as u64) as usize]);
+            }
+            text.push('"');
+            let ours = parse(&text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            let theirs: String = serde_json::from_str(&text).unwrap();
+            assert_eq!(ours.as_str(), Some(theirs.as_str()), "{text:?}");
+        }
     }
 
     /// What serde_json accepts, this accepts, with the same values (over generated texts).
