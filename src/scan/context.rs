@@ -50,11 +50,26 @@ impl Drop for CountingQuoted {
     }
 }
 
-/// Judges a record from the text of its line before it (`before`) and after it (`after`).
+/// How much of the text on each side of a record [`judge`] reads: the quote and the clause
+/// that decide sit near the record. (A line of 20,000 records glued together took 6 s to
+/// read, each judgement reading every record before it.)
+const NEAR: usize = 2048;
+
+/// Judges a record from the text of its line before it (`before`) and after it (`after`),
+/// of which it reads the [`NEAR`] bytes next to the record.
 pub fn judge(before: &str, after: &str) -> Context {
     if COUNT_QUOTED.get() {
         return Context::Printed;
     }
+    let mut from = before.len().saturating_sub(NEAR);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut to = after.len().min(NEAR);
+    while !after.is_char_boundary(to) {
+        to -= 1;
+    }
+    let (before, after) = (&before[from..], &after[..to]);
     let opens = open_quotes(before);
     if opens.iter().any(|&(at, q)| q != '`' && code_before(&before[..at])) {
         return Context::Quoted;
@@ -436,6 +451,20 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// What decides sits near the record: text further than [`NEAR`] bytes away is not read
+    /// (a line of glued records would otherwise be read again for each of them), and a cut
+    /// never falls inside a character.
+    #[test]
+    fn only_the_text_near_a_record_is_read() {
+        let far = "x".repeat(NEAR);
+        assert_eq!(judge("print(\"", "\")"), Context::Quoted);
+        assert_eq!(judge(&format!("print(\"{far}"), "\")"), Context::Printed);
+        assert_eq!(judge(&format!("print(\"{}", &far[..NEAR - 8]), "\")"), Context::Quoted);
+        assert_eq!(judge("", &format!("{far} usually means that a label is out of range.")), Context::Printed);
+        let wide = "断".repeat(NEAR);
+        assert_eq!(judge(&wide, &wide), Context::Printed);
     }
 
     #[test]
