@@ -338,9 +338,7 @@ impl<'a> Reader<'a> {
         let mut out: Vec<u8> = Vec::with_capacity(self.pos - start + 64);
         out.extend_from_slice(&b[start..self.pos]);
         loop {
-            let run = self.pos;
-            self.pos += special(&b[self.pos..]).unwrap_or(b.len() - self.pos);
-            out.extend_from_slice(&b[run..self.pos]);
+            self.pos += decode_run(&b[self.pos..], &mut out);
             match b.get(self.pos) {
                 None => return Err(self.err("unclosed string")),
                 Some(b'"') => {
@@ -352,14 +350,7 @@ impl<'a> Reader<'a> {
                 Some(b'\\') => {
                     self.pos += 1;
                     let c = match b.get(self.pos) {
-                        Some(b'"') => b'"',
-                        Some(b'\\') => b'\\',
-                        Some(b'/') => b'/',
-                        Some(b'b') => 8,
-                        Some(b'f') => 12,
-                        Some(b'n') => b'\n',
-                        Some(b'r') => b'\r',
-                        Some(b't') => b'\t',
+                        Some(&c) if one_letter(c).is_some() => one_letter(c).unwrap_or(c),
                         Some(b'u') => {
                             self.pos += 1;
                             let hi = self.hex4()?;
@@ -420,6 +411,128 @@ pub fn special(b: &[u8]) -> Option<usize> {
         i += 16;
     }
     b[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| i + p)
+}
+
+/// What a one-letter escape (`\\n`, `\\"`, ...) stands for, given its letter.
+#[inline(always)]
+fn one_letter(c: u8) -> Option<u8> {
+    Some(match c {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 8,
+        b'f' => 12,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
+}
+
+/// Decodes the start of a string's text onto `out`: plain bytes and one-letter escapes, up to
+/// the first byte left to the caller (the closing quote, a `\\u` escape, a bad escape, a
+/// control byte) or the end of `b`; returns where that is. One pass: each 16 bytes are stored
+/// past `out`'s end as they are tested and kept up to the first byte that ends the plain run;
+/// a one-letter escape there is decoded in place and the pass goes on (a notebook's text has
+/// an escaped newline on every line).
+#[cfg(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")))]
+pub fn decode_run(b: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut i = 0;
+    let mut len = out.len();
+    while i + 16 <= b.len() {
+        if out.capacity() - len < 16 {
+            // SAFETY: the bytes up to `len` were all written (below).
+            unsafe { out.set_len(len) };
+            out.reserve(16.max((b.len() - i).min(1 << 16)));
+        }
+        // SAFETY: `i + 16 <= b.len()`: the load is inside `b`; `out` has room for 16 bytes
+        // past `len` (reserved above), where the store goes.
+        let m = unsafe { copy16(b.as_ptr().add(i), out.as_mut_ptr().add(len)) };
+        if m == 0 {
+            i += 16;
+            len += 16;
+            continue;
+        }
+        let k = m.trailing_zeros() as usize;
+        i += k;
+        len += k;
+        match (b[i], b.get(i + 1).and_then(|&c| one_letter(c))) {
+            (b'\\', Some(c)) => {
+                // SAFETY: `k < 16`: the room reserved for the store reaches past `len`.
+                unsafe { *out.as_mut_ptr().add(len) = c };
+                len += 1;
+                i += 2;
+            }
+            _ => {
+                // SAFETY: every byte up to `len` was stored above.
+                unsafe { out.set_len(len) };
+                return i;
+            }
+        }
+    }
+    // SAFETY: every byte up to `len` was stored above.
+    unsafe { out.set_len(len) };
+    while let Some(&c) = b.get(i) {
+        match (c, b.get(i + 1).and_then(|&n| one_letter(n))) {
+            (b'"', _) | (0..0x20, _) | (b'\\', None) => break,
+            (b'\\', Some(d)) => {
+                out.push(d);
+                i += 2;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    i
+}
+
+/// The plain run at the start of `b` copied onto `out` (where [`special`] says it ends); the
+/// caller decodes every escape.
+#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+pub fn decode_run(b: &[u8], out: &mut Vec<u8>) -> usize {
+    let k = special(b).unwrap_or(b.len());
+    out.extend_from_slice(&b[..k]);
+    k
+}
+
+/// Stores the 16 bytes at `src` at `dst`, and returns the mask of those that end a string's
+/// plain run (bit `k` for byte `k`).
+///
+/// # Safety
+/// 16 bytes must be readable at `src` and writable at `dst`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+unsafe fn copy16(src: *const u8, dst: *mut u8) -> u32 {
+    use core::arch::wasm32::*;
+    let v = v128_load(src as *const v128);
+    v128_store(dst as *mut v128, v);
+    let m = v128_or(
+        v128_or(u8x16_eq(v, u8x16_splat(b'"')), u8x16_eq(v, u8x16_splat(b'\\'))),
+        u8x16_lt(v, u8x16_splat(0x20)),
+    );
+    u8x16_bitmask(m) as u32
+}
+
+/// Stores the 16 bytes at `src` at `dst`, and returns the mask of those that end a string's
+/// plain run (bit `k` for byte `k`).
+///
+/// # Safety
+/// 16 bytes must be readable at `src` and writable at `dst`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn copy16(src: *const u8, dst: *mut u8) -> u32 {
+    use core::arch::x86_64::*;
+    let v = _mm_loadu_si128(src as *const __m128i);
+    _mm_storeu_si128(dst as *mut __m128i, v);
+    // A byte below 0x20 is its own minimum with 0x1f.
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+    let m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))),
+        control,
+    );
+    _mm_movemask_epi8(m) as u32
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
@@ -484,6 +597,65 @@ mod tests {
         // The first of them, whichever it is.
         assert_eq!(special(b"ab\x01c\"\\"), Some(2));
         assert_eq!(special(b"ab\\c\"\x01"), Some(2));
+    }
+
+    /// The decoder stops where a byte-at-a-time decoder stops and writes what it writes,
+    /// whatever the runs' lengths against its 16-byte steps (an escape cut by a step's end
+    /// included) and whatever `out` already held.
+    #[test]
+    fn a_run_decodes_as_byte_by_byte() {
+        fn reference(b: &[u8], out: &mut Vec<u8>) -> usize {
+            let mut i = 0;
+            while i < b.len() {
+                match (b[i], b.get(i + 1).and_then(|&n| one_letter(n))) {
+                    (b'"', _) | (0..0x20, _) | (b'\\', None) => break,
+                    (b'\\', Some(d)) => {
+                        out.push(d);
+                        i += 2;
+                    }
+                    (c, _) => {
+                        out.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            i
+        }
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"bc",
+            b"\xe6\x96\xad",
+            b"\\n",
+            b"\\t",
+            b"\\\\",
+            b"\\\"",
+            b"0123456789abcdef",
+            b"\\u00e9",
+            b"\\x",
+            b"\"",
+            b"\x1f",
+        ];
+        let mut seed = 0x5eed_1234_u64;
+        for round in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut v = Vec::new();
+            for k in 0..(seed % 24) {
+                // Mostly plain and one-letter escapes, now and then a byte that stops.
+                let p = ((seed >> (k % 50)) % 64) as usize;
+                v.extend_from_slice(pieces[if p < 56 { p % 8 } else { 8 + p % 4 }]);
+            }
+            if round % 7 == 0 {
+                v.push(b'\\');
+            }
+            let held = (seed >> 40) as usize % 20;
+            let (mut ours, mut theirs) = (vec![b'.'; held], vec![b'.'; held]);
+            ours.shrink_to_fit();
+            assert_eq!(decode_run(&v, &mut ours), reference(&v, &mut theirs), "{v:?}");
+            #[cfg(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")))]
+            assert_eq!(ours, theirs, "{v:?}");
+        }
     }
 
     #[test]
@@ -560,6 +732,9 @@ mod tests {
             "\\u65ad",
             "\\ud83d\\ude00",
             "\\u0041",
+            "a run of plain text longer than sixteen bytes ",
+            "0123456789abcde",
+            "0123456789abcdef0",
         ];
         let mut seed = 0x0dd_ba11_u64;
         for _ in 0..20_000 {

@@ -177,6 +177,56 @@ fn the_simd_string_end_search_agrees_with_the_scalar_one() {
     assert!(checked > 1000, "{checked}");
 }
 
+/// The package's string decoder (plain runs and one-letter escapes, 16 bytes at a time) stops
+/// where a byte-at-a-time decoder stops and writes what it writes.
+#[wasm_bindgen_test]
+fn the_simd_string_decoder_agrees_with_the_scalar_one() {
+    fn one_letter(c: u8) -> Option<u8> {
+        let i = b"\"\\/bfnrt".iter().position(|&x| x == c)?;
+        Some(b"\"\\/\x08\x0c\n\r\t"[i])
+    }
+    let mut seed = 0xdec0_de01_u32;
+    let mut escapes = 0;
+    for len in 0..120usize {
+        for _ in 0..30 {
+            let v: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    match seed % 32 {
+                        0..=3 => b'\\',
+                        4 => b"\"\\/bfnrtux"[(seed >> 8) as usize % 10],
+                        5 => b'"',
+                        6 => (seed >> 8) as u8 % 0x20,
+                        7 => 0x80 | (seed >> 8) as u8,
+                        _ => b"nt\"ab cd"[(seed >> 8) as usize % 8],
+                    }
+                })
+                .collect();
+            let (mut want, mut at) = (Vec::new(), 0);
+            while at < v.len() {
+                match (v[at], v.get(at + 1).and_then(|&n| one_letter(n))) {
+                    (b'"', _) | (0..0x20, _) | (b'\\', None) => break,
+                    (b'\\', Some(d)) => {
+                        want.push(d);
+                        at += 2;
+                        escapes += 1;
+                    }
+                    (c, _) => {
+                        want.push(c);
+                        at += 1;
+                    }
+                }
+            }
+            let mut got = b"held".to_vec();
+            assert_eq!(first_assert::json::decode_run(&v, &mut got), at, "{v:?}");
+            assert_eq!(&got[4..], &want[..], "{v:?}");
+        }
+    }
+    assert!(escapes > 800, "{escapes}");
+}
+
 #[wasm_bindgen_test]
 fn the_simd_line_index_finds_every_line() {
     use first_assert::view::Source;
