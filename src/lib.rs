@@ -36,6 +36,7 @@
 //! - [`rules`]: the rule data (`rules/*.toml`) compiled into a `RegexSet` prefilter and an
 //!   exact table of kernel sites; chooses the cause.
 //! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps; [`probe`]: the probe cell.
+//! - `memo`: what was found for the last few distinct lines, so repeated lines are read once.
 //! - [`i18n`]: the message catalogue ([`lang`]: the languages); [`render`]: the human-readable text;
 //!   [`share`]: the Markdown report and redaction, for sharing (native builds).
 
@@ -47,6 +48,7 @@ pub mod i18n;
 pub mod input;
 pub mod json;
 pub mod lang;
+mod memo;
 pub mod re;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod render;

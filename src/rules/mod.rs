@@ -579,8 +579,15 @@ impl RuleSet {
                 );
             }
         };
+        // A line met again at the same weight (the same loop in every cell before the one that
+        // raised) would tie with its first meeting's hits, and a tie keeps the first: the last
+        // few lines read are not read again.
+        let mut seen = crate::memo::Recent::new(8);
         for (line, loc, w) in &input.code {
-            lines(&self.code, line, loc.at, CODE * w);
+            if seen.get(line.as_bytes()) != Some(&w.to_bits()) {
+                lines(&self.code, line, loc.at, CODE * w);
+                seen.keep(line.as_bytes(), w.to_bits());
+            }
         }
         if let Some((line, loc)) = input.raised {
             lines(&self.raised, line, loc.at, RAISED);

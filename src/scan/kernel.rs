@@ -11,6 +11,7 @@
 use super::context::{judge, Context};
 use super::facts::SiteAgg;
 use super::patterns::patterns;
+use crate::memo::same;
 use crate::report::KernelSite;
 
 /// A kernel record found in a normalised segment.
@@ -585,41 +586,6 @@ fn same_masked(a: &[u8], b: &[u8], mask: &[u8]) -> bool {
         i += 16;
     }
     !differ(a, b, mask, n - 16)
-}
-
-/// `a == b`; in WebAssembly 16 bytes at a time: its `memcmp` goes a byte at a time, and a
-/// flood compares some 100 bytes of every line.
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
-    a == b
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
-    use core::arch::wasm32::{v128, v128_any_true, v128_load, v128_xor};
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    if n < 16 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
-    }
-    // 16 bytes at a time, the last 16 overlapping the ones before.
-    let differ = |i: usize| {
-        // SAFETY: `i + 16 <= n`, the length of both: the loads are inside them (unaligned).
-        unsafe {
-            let (x, y) = (a.as_ptr().add(i) as *const v128, b.as_ptr().add(i) as *const v128);
-            v128_any_true(v128_xor(v128_load(x), v128_load(y)))
-        }
-    };
-    let mut i = 0;
-    while i + 16 < n {
-        if differ(i) {
-            return false;
-        }
-        i += 16;
-    }
-    !differ(n - 16)
 }
 
 fn is_id_byte(c: u8) -> bool {

@@ -24,6 +24,7 @@ pub mod prefix;
 pub mod time;
 pub mod traceback;
 
+use crate::memo::Recent;
 use crate::report::{KernelSite, Location};
 use crate::rules::{condition_key, ruleset, RuleSet};
 use facts::*;
@@ -143,8 +144,10 @@ pub struct Scanner {
     learned: Option<prefix::Learned>,
     /// The time of the last timed finding.
     last_time: Option<u64>,
-    /// Lines that were read and changed nothing.
-    inert: Inert,
+    /// The last few lines that were read and changed nothing, by content.
+    inert: Recent<()>,
+    /// The host error of the last few lines read by the host reader, by content.
+    host_memo: Recent<Option<host::Parsed>>,
     /// Counts the changes of `learned`.
     learned_generation: u64,
     /// Reading the rows of a runtime log (see [`Scanner::runtime_log`]).
@@ -160,41 +163,6 @@ pub struct Scanner {
 struct Effects {
     counts: [u64; 8],
     learned: u64,
-}
-
-/// The last few lines that had no effect, by content.
-#[derive(Default)]
-struct Inert {
-    lines: Vec<Vec<u8>>,
-    next: usize,
-}
-
-impl Inert {
-    /// Lines kept, and the longest kept (a repeated warning is short; a long line is not
-    /// worth keeping).
-    const CAPACITY: usize = 32;
-    const MAX_LEN: usize = 1024;
-
-    fn holds(&self, raw: &[u8]) -> bool {
-        raw.len() <= Self::MAX_LEN && self.lines.iter().any(|l| l.len() == raw.len() && kernel::same(l, raw))
-    }
-
-    fn keep(&mut self, raw: &[u8]) {
-        if raw.len() > Self::MAX_LEN {
-            return;
-        }
-        if self.lines.len() < Self::CAPACITY {
-            self.lines.push(raw.to_vec());
-        } else {
-            self.lines[self.next] = raw.to_vec();
-            self.next = (self.next + 1) % Self::CAPACITY;
-        }
-    }
-
-    fn clear(&mut self) {
-        self.lines.clear();
-        self.next = 0;
-    }
 }
 
 impl Default for Scanner {
@@ -230,7 +198,8 @@ impl Scanner {
             utf8_tail: Vec::new(),
             learned: None,
             last_time: None,
-            inert: Inert::default(),
+            inert: Recent::new(32),
+            host_memo: Recent::new(8),
             learned_generation: 0,
             in_log: false,
             log_lines: 0,
@@ -242,6 +211,7 @@ impl Scanner {
     /// "treat it as the error". Call it before feeding anything.
     pub fn count_quoted(&mut self, on: bool) {
         self.count_quoted = on;
+        self.host_memo.clear();
     }
 
     /// Starts a notebook cell: line numbers restart at 1.
@@ -258,8 +228,7 @@ impl Scanner {
     pub fn begin_output(&mut self, index: u32) {
         self.end_block();
         self.output = Some(index);
-        self.learned = None;
-        self.inert.clear();
+        self.forget_prefix();
     }
 
     /// Reads the rows of a runtime log given beside the input (the kernel's own stderr), here,
@@ -270,9 +239,12 @@ impl Scanner {
         self.end_block();
         let saved = (self.cell, self.output, self.exec, self.line, self.facts.stats.bytes, self.order);
         self.forget_block();
+        // The log's rows are marked as the log's: nothing found inert outside it counts in it.
+        self.inert.clear();
         (self.cell, self.output, self.exec, self.in_log) = (None, None, None, true);
         self.read_rows(rows);
         self.forget_block();
+        self.inert.clear();
         self.in_log = false;
         let bytes;
         let order;
@@ -305,9 +277,18 @@ impl Scanner {
     fn forget_block(&mut self) {
         self.kernel_memo = kernel::Memo::default();
         self.raw_memo.forget();
-        self.learned = None;
-        self.inert.clear();
+        self.forget_prefix();
         self.tail.clear();
+    }
+
+    /// Forgets the learned prefix. The lines found inert stay so unless one was learned: what
+    /// makes a line change nothing (no reader takes it, or what it adds is at its limit) holds
+    /// in every cell and output, so a warning printed in every cell is read once.
+    fn forget_prefix(&mut self) {
+        if self.learned.take().is_some() {
+            self.learned_generation += 1;
+            self.inert.clear();
+        }
     }
 
     /// Records a cell's source (for `CUDA_LAUNCH_BLOCKING` and import order).
@@ -713,13 +694,13 @@ impl Scanner {
         // A line read before, in the same idle state, that changed nothing (a warning printed
         // at every step): reading it again would change nothing again.
         let idle = !self.needs_every_line();
-        if idle && self.inert.holds(raw) {
+        if idle && self.inert.get(raw).is_some() {
             return;
         }
         let before = idle.then(|| self.effects());
         self.read_line(buf, ls, raw, tail);
         if before.is_some_and(|b| !self.needs_every_line() && self.effects() == b) {
-            self.inert.keep(raw);
+            self.inert.keep(raw, ());
         }
     }
 
@@ -862,7 +843,7 @@ impl Scanner {
             TbLine::Exception | TbLine::Other => {}
         }
 
-        let host = host::classify(stripped);
+        let host = self.classify_host(stripped);
         let tb_index = ended.map(|tb| self.store_traceback(tb));
         if let Some(h) = host {
             let device = h.kind == HostKind::DeviceAssert;
@@ -890,6 +871,17 @@ impl Scanner {
             }
         }
         self.notes(stripped, seg, loc);
+    }
+
+    /// [`host::classify`], which reads nothing but the line (and the scan's `count_quoted`),
+    /// remembered for the last few lines: an error echoed in every later cell is read once.
+    fn classify_host(&mut self, s: &str) -> Option<host::Parsed> {
+        if let Some(h) = self.host_memo.get(s.as_bytes()) {
+            return h.clone();
+        }
+        let h = host::classify(s);
+        self.host_memo.keep(s.as_bytes(), h.clone());
+        h
     }
 
     /// `s` without its known prefixes and the one learned from the lines before, learning
@@ -1313,6 +1305,31 @@ pub fn scan_text(text: &str) -> Facts {
 mod tests {
     use super::plain::tests::texts;
     use super::{Scanner, LONG_LINE};
+
+    /// A line that changed nothing (a warning printed in every cell) is not read again in the
+    /// next cell or output; a learned prefix, which can change what a line says, takes them
+    /// all back when it is forgotten.
+    #[test]
+    fn inert_lines_outlive_cells_but_not_a_learned_prefix() {
+        let warning = b"/usr/lib/python3/dist-packages/torch/x.py:9: UserWarning: step order";
+        let mut s = Scanner::new();
+        s.begin_cell(0, Some(1));
+        s.begin_output(0);
+        s.feed(&[&warning[..], b"\n"].concat());
+        s.end_block();
+        assert!(s.inert.get(warning).is_some(), "read once, found inert");
+        s.begin_cell(1, Some(2));
+        s.begin_output(0);
+        assert!(s.inert.get(warning).is_some(), "still inert in the next cell");
+        s.feed(b"worker-3 | Traceback (most recent call last):\nworker-3 |   File \"t.py\", line 2, in <module>\nworker-3 | ValueError: bad\n");
+        s.feed(&[&warning[..], b"\n"].concat());
+        s.end_block();
+        assert!(s.learned.is_some(), "the traceback taught its prefix");
+        s.begin_output(1);
+        assert!(s.inert.get(warning).is_none(), "forgotten with the prefix");
+        let facts = s.finish();
+        assert_eq!(facts.tracebacks.len(), 1);
+    }
 
     /// Lines of every kind the scanner reads differently (skipped between keywords, read for a
     /// keyword, read inside a traceback, counted as a flood's repeat, read in pieces), with NUL
