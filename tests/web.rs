@@ -241,7 +241,7 @@ fn the_simd_line_index_finds_every_line() {
                 seed ^= seed << 13;
                 seed ^= seed >> 17;
                 seed ^= seed << 5;
-                if seed % 5 == 0 {
+                if seed.is_multiple_of(5) {
                     '\n'
                 } else {
                     'x'

@@ -74,8 +74,6 @@ pub struct Patterns {
     pub frame_ipy5: LazyRegex,
     /// `rich`: `/path/x.py:162 in forward`.
     pub frame_rich: LazyRegex,
-    /// IPython context lines: `---> 24     code`, `     22     code`, `❱ 162 code`.
-    pub code_numbered: LazyRegex,
     /// Colab's collapsed frames: `4 frames`, `[... skipping hidden 12 frame]`.
     pub folded: LazyRegex,
     /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
@@ -217,7 +215,6 @@ impl Patterns {
                 r"^\s*(?P<path><ipython-input-\d+-[0-9a-f]+>|\S+\.py)\s+in\s+(?P<func><[^>]*>(?:\(\))?|[\w.]+(?:\(.*\))?)\s*$",
             ),
             frame_rich: re(r"^\s*(?P<path>\S+\.py|<[^>]+>):(?P<line>\d+)\s+in\s+(?P<func>\S+)\s*$"),
-            code_numbered: re(r"^\s*(?P<arrow>-+>|❱)?\s*(?P<num>\d+)(?:\s(?P<code>.*))?$"),
             folded: re(r"^\s*(?P<n>\d+)\s+frames?\s*$|\[\.\.\. skipping hidden (?P<n2>\d+) frames?\]"),
             launch_blocking: re(concat!(
                 r#"environ\s*\[\s*['"]CUDA_LAUNCH_BLOCKING['"]\s*\]\s*=\s*['"]?1"#,
