@@ -97,9 +97,7 @@ fn contains_any(s: &str, words: &[&str]) -> bool {
 fn class_count(line: &str) -> Option<i64> {
     let code = line.split('#').next().unwrap_or("").as_bytes();
     // Every form assigns: a line without `=` has none (most lines of code).
-    if memchr::memchr(b'=', code).is_none() {
-        return None;
-    }
+    memchr::memchr(b'=', code)?;
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     for name in COUNT_NAMES.iter().map(|n| n.as_bytes()) {
         for i in memchr::memchr_iter(name[0], code) {
