@@ -291,7 +291,7 @@ fn cells_of(r: &mut json::Reader<'_>) -> Result<Result<Vec<Cell>, InputError>, j
     let mut wrong = None;
     let mut pos = 0;
     r.each(|r| {
-        let v = r.value()?;
+        let v = r.value_lines(multiline_key)?;
         if wrong.is_none() {
             match cell(pos, v) {
                 Ok(c) => cells.push(c),
@@ -341,6 +341,13 @@ fn cell(pos: usize, mut o: Value<'_>) -> Result<Cell, InputError> {
         Some(_) => return Err(cell_field(pos, "outputs", "array")),
     }
     Ok(Cell { index, execution_count, cell_type, source, outputs })
+}
+
+/// The keys whose values nbformat writes as multi-line strings (a cell's source, a stream's
+/// text, the text-like types of display data): read as one string when they are a list of
+/// lines ([`json::Reader::value_lines`]).
+fn multiline_key(key: &str) -> bool {
+    matches!(key, "source" | "text" | "image/svg+xml" | "application/javascript") || key.starts_with("text/")
 }
 
 /// nbformat keeps multi-line strings either whole or as a list of lines.

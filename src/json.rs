@@ -176,11 +176,23 @@ impl<'a> Reader<'a> {
 
     /// Reads the next value.
     pub fn value(&mut self) -> Result<Value<'a>, Error> {
+        self.value_lines(|_| false)
+    }
+
+    /// Reads the next value as [`Reader::value`] does, except that the members (at any depth)
+    /// whose key `multiline` names and whose value is an array are read as nbformat's
+    /// multi-line strings: the strings end to end, one [`Value::Str`] built in one buffer
+    /// (nbformat stores text a line per string; read one by one, each line took an allocation
+    /// of its own). An array that holds anything but strings stays an array, the strings before
+    /// the first other value joined into its first element.
+    pub fn value_lines(&mut self, multiline: fn(&str) -> bool) -> Result<Value<'a>, Error> {
         match self.peek() {
             Some(b'{') => {
                 let mut members = Vec::new();
                 self.members(|r, key| {
-                    members.push((key, r.value()?));
+                    let v =
+                        if multiline(&key) && r.at_array() { r.joined(multiline)? } else { r.value_lines(multiline)? };
+                    members.push((key, v));
                     Ok(())
                 })?;
                 Ok(Value::Obj(members))
@@ -188,7 +200,7 @@ impl<'a> Reader<'a> {
             Some(b'[') => {
                 let mut items = Vec::new();
                 self.each(|r| {
-                    items.push(r.value()?);
+                    items.push(r.value_lines(multiline)?);
                     Ok(())
                 })?;
                 Ok(Value::Arr(items))
@@ -198,9 +210,32 @@ impl<'a> Reader<'a> {
             Some(b'f') => self.word("false", Value::Bool(false)),
             Some(b'n') => self.word("null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.err("expected a value")),
-            None => Err(self.err("expected a value")),
+            Some(_) | None => Err(self.err("expected a value")),
         }
+    }
+
+    /// An array read as one multi-line string (see [`Reader::value_lines`]).
+    fn joined(&mut self, multiline: fn(&str) -> bool) -> Result<Value<'a>, Error> {
+        let mut text = Vec::new();
+        let mut others: Option<Vec<Value<'a>>> = None;
+        self.each(|r| match others.as_mut() {
+            None if r.peek() == Some(b'"') => r.string_into(&mut text),
+            None => {
+                // SAFETY: `text` is strings read whole, end to end (`rest_into`).
+                let so_far = unsafe { String::from_utf8_unchecked(std::mem::take(&mut text)) };
+                others = Some(vec![Value::Str(Cow::Owned(so_far)), r.value_lines(multiline)?]);
+                Ok(())
+            }
+            Some(items) => {
+                items.push(r.value_lines(multiline)?);
+                Ok(())
+            }
+        })?;
+        Ok(match others {
+            Some(items) => Value::Arr(items),
+            // SAFETY: as above.
+            None => Value::Str(Cow::Owned(unsafe { String::from_utf8_unchecked(text) })),
+        })
     }
 
     fn nest(&mut self) -> Result<(), Error> {
@@ -332,20 +367,34 @@ impl<'a> Reader<'a> {
             b'\\' => {}
             _ => return Err(self.err("control character in a string")),
         }
-        // Escapes: the text is built as bytes (runs copied whole, one byte per simple escape;
-        // building a `String` checked char boundaries and encoded each pushed char). Runs
-        // end at ASCII bytes, so no character is cut.
+        // Escapes: the text is built as bytes (see `rest_into`).
         let mut out: Vec<u8> = Vec::with_capacity(self.pos - start + 64);
         out.extend_from_slice(&b[start..self.pos]);
+        self.rest_into(&mut out)?;
+        // SAFETY: `out` holds runs of `self.s` that start and end at ASCII bytes, ASCII bytes,
+        // and whole characters encoded by `char::encode_utf8` (`rest_into`).
+        Ok(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }))
+    }
+
+    /// Reads a string (the reader at its opening quote), adding its text to `out`.
+    fn string_into(&mut self, out: &mut Vec<u8>) -> Result<(), Error> {
+        self.pos += 1; // the opening quote
+        self.rest_into(out)
+    }
+
+    /// Reads the rest of a string up to its closing quote, adding its text to `out`. The text
+    /// is built as bytes (runs copied whole, one byte per simple escape; building a `String`
+    /// checked char boundaries and encoded each pushed char): runs end at ASCII bytes, so no
+    /// character is cut, and `out` stays UTF-8 if it was.
+    fn rest_into(&mut self, out: &mut Vec<u8>) -> Result<(), Error> {
+        let b = self.s.as_bytes();
         loop {
-            self.pos += decode_run(&b[self.pos..], &mut out);
+            self.pos += decode_run(&b[self.pos..], out);
             match b.get(self.pos) {
                 None => return Err(self.err("unclosed string")),
                 Some(b'"') => {
                     self.pos += 1;
-                    // SAFETY: `out` holds runs of `self.s` that start and end at ASCII bytes,
-                    // ASCII bytes, and whole characters encoded by `char::encode_utf8`.
-                    return Ok(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }));
+                    return Ok(());
                 }
                 Some(b'\\') => {
                     self.pos += 1;
@@ -750,6 +799,94 @@ mod tests {
             let theirs: String = serde_json::from_str(&text).unwrap();
             assert_eq!(ours.as_str(), Some(theirs.as_str()), "{text:?}");
         }
+    }
+
+    /// `value_lines` reads what `value` reads, with the arrays under the multi-line keys joined
+    /// as it says, and fails where `value` fails (over generated texts, cut short now and then).
+    #[test]
+    fn multi_line_strings_read_as_the_tree_joined() {
+        fn multiline(k: &str) -> bool {
+            k == "text" || k == "source"
+        }
+        // What `value_lines` says it does, done on the tree `value` reads.
+        fn joined(v: Value<'_>, here: bool) -> Value<'_> {
+            match v {
+                Value::Arr(items) if here => {
+                    let mut text = String::new();
+                    let mut it = items.into_iter();
+                    for item in it.by_ref() {
+                        match item {
+                            Value::Str(s) => text.push_str(&s),
+                            other => {
+                                let mut rest = vec![Value::Str(Cow::Owned(text)), joined(other, false)];
+                                rest.extend(it.map(|x| joined(x, false)));
+                                return Value::Arr(rest);
+                            }
+                        }
+                    }
+                    Value::Str(Cow::Owned(text))
+                }
+                Value::Arr(items) => Value::Arr(items.into_iter().map(|x| joined(x, false)).collect()),
+                Value::Obj(m) => Value::Obj(
+                    m.into_iter()
+                        .map(|(k, x)| {
+                            let h = multiline(&k);
+                            (k, joined(x, h))
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
+        }
+        fn gen(seed: &mut u64, depth: u32, out: &mut String) {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            let pick = *seed % if depth > 3 { 4 } else { 7 };
+            match pick {
+                0 => out.push_str(["\"a\\n\"", "\"\\u00e9b\"", "\"plain\"", "\"\""][(*seed >> 8) as usize % 4]),
+                1 => out.push_str(["1", "null", "true", "-2.5"][(*seed >> 8) as usize % 4]),
+                2 | 3 => out.push_str("\"x\\ty\""),
+                4 | 5 => {
+                    out.push('[');
+                    for i in 0..(*seed >> 12) % 4 {
+                        out.push_str(if i > 0 { ", " } else { "" });
+                        gen(seed, depth + 1, out);
+                    }
+                    out.push(']');
+                }
+                _ => {
+                    out.push('{');
+                    for i in 0..(*seed >> 12) % 4 {
+                        out.push_str(if i > 0 { ", " } else { "" });
+                        out.push_str(
+                            ["\"text\": ", "\"source\": ", "\"other\": ", "\"te\\u0078t\": "]
+                                [(*seed >> (16 + i)) as usize % 4],
+                        );
+                        gen(seed, depth + 1, out);
+                    }
+                    out.push('}');
+                }
+            }
+        }
+        let mut seed = 0xfeed_f00d_u64;
+        let mut joins = 0;
+        for round in 0..20_000 {
+            let mut text = String::new();
+            gen(&mut seed, 0, &mut text);
+            if round % 9 == 0 {
+                let cut = (seed >> 20) as usize % (text.len() + 1);
+                text.truncate(cut);
+                while !text.is_char_boundary(text.len()) {
+                    text.pop();
+                }
+            }
+            let want = Reader::new(&text).value().map(|v| joined(v, false));
+            let got = Reader::new(&text).value_lines(multiline);
+            assert_eq!(got, want, "{text}");
+            joins += usize::from(text.contains("\"text\": [") && got.is_ok());
+        }
+        assert!(joins > 500, "{joins}");
     }
 
     /// What serde_json accepts, this accepts, with the same values (over generated texts).
