@@ -4,7 +4,8 @@
 //!                                     with one device-side assert near the end if asked
 //!   genlog flood LINES                per-thread assertion records, then tracebacks and echoes
 //!   genlog notebook SIZE_MB CELLS     an .ipynb: training outputs, ANSI tracebacks, the
-//!                                     first assert in one cell and echoes in later ones
+//!                                     first assert in one cell and echoes in later ones;
+//!                                     texts a line per string, as Jupyter writes them
 //!   genlog longline SIZE_MB           one line of that size with an assert in the middle
 //!
 //! Options: --seed N (default 1). Older form: `genlog SIZE_MB [--assert]` = `train`.
@@ -90,6 +91,12 @@ fn flood(w: &mut impl Write, rng: &mut Lcg, lines: u64) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `s` as nbformat writes a multi-line string: a JSON list of its lines.
+fn json_lines(s: &str) -> String {
+    let lines: Vec<String> = s.split_inclusive('\n').map(json).collect();
+    format!("[{}]", lines.join(", "))
+}
+
 fn json(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
@@ -116,7 +123,7 @@ fn notebook(w: &mut impl Write, rng: &mut Lcg, mb: u64, cells: u64) -> std::io::
         let mut outputs = Vec::new();
         if c == assert_cell {
             let recs: String = (0..64).map(|t| record(t / 32, t % 32)).collect();
-            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": {}}}", json(&recs)));
+            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": {}}}", json_lines(&recs)));
         }
         if c >= assert_cell {
             let tb = [
@@ -139,7 +146,7 @@ fn notebook(w: &mut impl Write, rng: &mut Lcg, mb: u64, cells: u64) -> std::io::
             while (text.len() as u64) < per_cell {
                 text.push_str(&train_line(rng, text.len() as u64, per_cell, &mut step, &mut epoch));
             }
-            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": {}}}", json(&text)));
+            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": {}}}", json_lines(&text)));
         }
         let sep = if c + 1 < cells { "," } else { "" };
         writeln!(
