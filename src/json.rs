@@ -233,8 +233,12 @@ impl<'a> Reader<'a> {
         })?;
         Ok(match others {
             Some(items) => Value::Arr(items),
-            // SAFETY: as above.
-            None => Value::Str(Cow::Owned(unsafe { String::from_utf8_unchecked(text) })),
+            None => {
+                // The buffer grew by doubling: what it holds is kept, not twice that.
+                text.shrink_to_fit();
+                // SAFETY: as above.
+                Value::Str(Cow::Owned(unsafe { String::from_utf8_unchecked(text) }))
+            }
         })
     }
 
