@@ -308,4 +308,16 @@ fn count_quoted_takes_what_reads_as_quoted_as_the_error() {
     assert_eq!(clean.verdict, first_assert::Verdict::Clean);
     let counted = analyze_bytes(nb.as_bytes(), Some("q.ipynb"), &opts).unwrap();
     assert_eq!(counted.verdict, first_assert::Verdict::DeviceAssert);
+    // And on an output's last line without a newline, read when the next output or cell
+    // starts.
+    for next in [r#"{"output_type": "stream", "name": "stdout", "text": "done\n"}"#, ""] {
+        let sep = if next.is_empty() { "" } else { ", " };
+        let nb = format!(
+            r#"{{"cells": [{{"source": "x", "outputs": [{{"output_type": "stream", "name": "stdout", "text": "If you see `device-side assert triggered`, restart the runtime."}}{sep}{next}]}}, {{"source": "y", "outputs": []}}]}}"#
+        );
+        let clean = analyze_bytes(nb.as_bytes(), Some("q.ipynb"), &Options::default()).unwrap();
+        assert_eq!(clean.verdict, first_assert::Verdict::Clean, "{nb}");
+        let counted = analyze_bytes(nb.as_bytes(), Some("q.ipynb"), &opts).unwrap();
+        assert_eq!(counted.verdict, first_assert::Verdict::DeviceAssert, "{nb}");
+    }
 }

@@ -216,6 +216,8 @@ impl Scanner {
 
     /// Starts a notebook cell: line numbers restart at 1.
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
+        // The last line of the output before, without its newline, is read now.
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         self.forget_block();
         self.cell = Some(index);
@@ -226,6 +228,7 @@ impl Scanner {
 
     /// Starts an output of the current cell: line numbers go on from the previous output.
     pub fn begin_output(&mut self, index: u32) {
+        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         self.output = Some(index);
         self.forget_prefix();
