@@ -123,7 +123,10 @@ fn notebook(w: &mut impl Write, rng: &mut Lcg, mb: u64, cells: u64) -> std::io::
         let mut outputs = Vec::new();
         if c == assert_cell {
             let recs: String = (0..64).map(|t| record(t / 32, t % 32)).collect();
-            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": {}}}", json_lines(&recs)));
+            outputs.push(format!(
+                "{{\"output_type\": \"stream\", \"name\": \"stderr\", \"text\": {}}}",
+                json_lines(&recs)
+            ));
         }
         if c >= assert_cell {
             let tb = [
@@ -146,7 +149,10 @@ fn notebook(w: &mut impl Write, rng: &mut Lcg, mb: u64, cells: u64) -> std::io::
             while (text.len() as u64) < per_cell {
                 text.push_str(&train_line(rng, text.len() as u64, per_cell, &mut step, &mut epoch));
             }
-            outputs.push(format!("{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": {}}}", json_lines(&text)));
+            outputs.push(format!(
+                "{{\"output_type\": \"stream\", \"name\": \"stdout\", \"text\": {}}}",
+                json_lines(&text)
+            ));
         }
         let sep = if c + 1 < cells { "," } else { "" };
         writeln!(
