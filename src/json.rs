@@ -402,9 +402,9 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    let c = match b.get(self.pos) {
-                        Some(&c) if one_letter(c).is_some() => one_letter(c).unwrap_or(c),
-                        Some(b'u') => {
+                    let c = match b.get(self.pos).map(|&c| (c, one_letter(c))) {
+                        Some((_, Some(c))) => c,
+                        Some((b'u', None)) => {
                             self.pos += 1;
                             let hi = self.hex4()?;
                             let c = if (0xd800..0xdc00).contains(&hi) && self.s[self.pos..].starts_with("\\u") {
@@ -452,12 +452,10 @@ impl<'a> Reader<'a> {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub fn special(b: &[u8]) -> Option<usize> {
     use core::arch::wasm32::*;
-    let (quote, backslash, space) = (u8x16_splat(b'"'), u8x16_splat(b'\\'), u8x16_splat(0x20));
     let mut i = 0;
     while i + 16 <= b.len() {
         // SAFETY: `i + 16 <= len`: the load is inside `b` (unaligned).
-        let v = unsafe { v128_load(b.as_ptr().add(i) as *const v128) };
-        let m = v128_or(v128_or(u8x16_eq(v, quote), u8x16_eq(v, backslash)), u8x16_lt(v, space));
+        let m = run_ends(unsafe { v128_load(b.as_ptr().add(i) as *const v128) });
         if v128_any_true(m) {
             return Some(i + u8x16_bitmask(m).trailing_zeros() as usize);
         }
@@ -561,11 +559,15 @@ unsafe fn copy16(src: *const u8, dst: *mut u8) -> u32 {
     use core::arch::wasm32::*;
     let v = v128_load(src as *const v128);
     v128_store(dst as *mut v128, v);
-    let m = v128_or(
-        v128_or(u8x16_eq(v, u8x16_splat(b'"')), u8x16_eq(v, u8x16_splat(b'\\'))),
-        u8x16_lt(v, u8x16_splat(0x20)),
-    );
-    u8x16_bitmask(m) as u32
+    u8x16_bitmask(run_ends(v)) as u32
+}
+
+/// The bytes of `v` that end a string's plain run: a quote, a backslash, a control byte.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn run_ends(v: core::arch::wasm32::v128) -> core::arch::wasm32::v128 {
+    use core::arch::wasm32::*;
+    v128_or(v128_or(u8x16_eq(v, u8x16_splat(b'"')), u8x16_eq(v, u8x16_splat(b'\\'))), u8x16_lt(v, u8x16_splat(0x20)))
 }
 
 /// Stores the 16 bytes at `src` at `dst`, and returns the mask of those that end a string's

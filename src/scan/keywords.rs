@@ -33,6 +33,15 @@ pub struct Survey {
     pub plain: bool,
 }
 
+impl Survey {
+    /// What a survey says of `hay` when its first keyword is at `at`, counted the plain way
+    /// (the paths that do not count as they search).
+    fn upto(hay: &[u8], at: Option<usize>) -> Survey {
+        let before = &hay[..at.unwrap_or(hay.len())];
+        Survey { at, newlines: memchr::memchr_iter(b'\n', before).count() as u64, plain: is_plain(before) }
+    }
+}
+
 impl Keywords {
     /// The set of `words` (none of them empty).
     pub fn new(words: &[&str]) -> Keywords {
@@ -76,11 +85,7 @@ impl Keywords {
         #[cfg(target_arch = "wasm32")]
         return self.pairs.survey(hay);
         #[cfg(not(target_arch = "wasm32"))]
-        {
-            let at = self.find(hay);
-            let before = &hay[..at.unwrap_or(hay.len())];
-            Survey { at, newlines: memchr::memchr_iter(b'\n', before).count() as u64, plain: is_plain(before) }
-        }
+        Survey::upto(hay, self.find(hay))
     }
 }
 
@@ -285,9 +290,7 @@ impl PairFilter {
 
     /// [`Keywords::survey`], one position at a time.
     pub fn survey_scalar(&self, hay: &[u8]) -> Survey {
-        let at = self.find_scalar(hay);
-        let before = &hay[..at.unwrap_or(hay.len())];
-        Survey { at, newlines: before.iter().filter(|&&b| b == b'\n').count() as u64, plain: is_plain(before) }
+        Survey::upto(hay, self.find_scalar(hay))
     }
 
     /// Where the first keyword in `hay` starts.

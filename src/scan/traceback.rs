@@ -202,7 +202,7 @@ pub(super) fn exception_parts(t: &str) -> Option<(&str, Option<&str>)> {
     }
     // (Byte loops, not `trim_matches` with a closure: their generic code cost the package
     // more than the rest of this function.)
-    let space = |c: u8| matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+    let space = perl_space;
     let name = &t[..i];
     while b.get(i).is_some_and(|&c| space(c)) {
         i += 1;
@@ -223,13 +223,18 @@ pub(super) fn exception_parts(t: &str) -> Option<(&str, Option<&str>)> {
     (!b[i..end].contains(&b'\n')).then_some((name, Some(&t[i..end])))
 }
 
+/// `\s` of the patterns the hand readers stand for: ASCII white space, vertical tab included
+/// (which `u8::is_ascii_whitespace` leaves out).
+fn perl_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
+}
+
 /// An IPython context line (`---> 24     code`, `     22     code`, `❱ 162 code`): whether it
 /// has the arrow, and its code (what follows the number and one space, untrimmed; empty when
 /// nothing does). Read by hand, as the pattern in the tests reads it: the pattern engine of the
 /// package took a tenth of a notebook's analysis on these lines.
 fn numbered_code(s: &str) -> Option<(bool, &str)> {
-    // `\s` in the patterns: ASCII whitespace.
-    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let ws = |c: &u8| perl_space(*c);
     let b = s.as_bytes();
     let mut i = b.iter().take_while(|c| ws(c)).count();
     let mut arrow = false;
