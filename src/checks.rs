@@ -12,17 +12,7 @@ use crate::report::Location;
 
 pub use crate::rules::check_ids::IDS;
 
-/// A check that holds, with the printed line that shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    pub id: &'static str,
-    /// The printed line, trimmed.
-    pub text: String,
-    /// What the comparison found, in numbers: the largest label and the class count.
-    pub labels_max: i64,
-    pub class_count: i64,
-    pub at: Location,
-}
+pub use crate::facts::CheckFinding as Finding;
 
 /// Names a class count goes by in code.
 const COUNT_NAMES: &[&str] =

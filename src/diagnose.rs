@@ -2,12 +2,11 @@
 //! the traceback can be trusted, what caused it, and what to do.
 
 use crate::checklist;
+use crate::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
 use crate::i18n::{location, Lang, Msg};
 use crate::probe;
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input};
-use crate::scan::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
-use crate::scan::kernel::basename;
 use crate::scan::patterns::patterns;
 use crate::scan::traceback::{is_library, library_name};
 
@@ -711,7 +710,7 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     // first: several kernels share a condition); else the rule's ops.
     let mut ops: Vec<String> = Vec::new();
     if let Some(k) = kernel {
-        let file = basename(&k.site.file);
+        let file = k.site.file_name();
         let cond = k.site.condition.as_deref().map(crate::rules::condition_key);
         let same = |s: &&crate::rules::SiteDef| {
             s.file.eq_ignore_ascii_case(file)
@@ -769,7 +768,7 @@ fn other_explanation(kind: &str) -> Msg {
 }
 
 fn site_label(k: &KernelHit) -> String {
-    let mut s = basename(&k.site.file).to_string();
+    let mut s = k.site.file_name().to_string();
     if let Some(l) = k.site.line {
         s.push_str(&format!(":{l}"));
     }

@@ -44,6 +44,7 @@ pub mod catalogue;
 pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
+pub mod facts;
 pub mod i18n;
 pub mod input;
 pub mod json;
@@ -74,7 +75,7 @@ pub use i18n::{Lang, Msg};
 pub use input::{Cell, InputError, Notebook, Output};
 pub use report::*;
 
-use scan::facts::CellSource;
+use facts::CellSource;
 use scan::Scanner;
 
 /// How to analyse.
@@ -107,12 +108,12 @@ impl Options {
 
 /// The rows of the runtime log in `opts`, oldest first: its last session's when it is in a
 /// runtime-log form, else its lines as they are.
-fn log_rows(opts: &Options) -> Option<(scan::facts::LogInfo, Vec<runtime_log::Row>)> {
+fn log_rows(opts: &Options) -> Option<(facts::LogInfo, Vec<runtime_log::Row>)> {
     let text = opts.runtime_log.as_deref()?;
     Some(match runtime_log::parse(text) {
         Some(log) => {
             let rows = log.session().to_vec();
-            let info = scan::facts::LogInfo {
+            let info = facts::LogInfo {
                 form: log.form,
                 rows: rows.len() as u64,
                 total: log.rows.len() as u64,
@@ -128,7 +129,7 @@ fn log_rows(opts: &Options) -> Option<(scan::facts::LogInfo, Vec<runtime_log::Ro
                 .map(|(i, l)| runtime_log::Row { line: i as u64 + 1, time: 0, level: "", message: l.to_string() })
                 .collect();
             let n = rows.len() as u64;
-            (scan::facts::LogInfo { form: "lines", rows: n, total: n, newest_first: false }, rows)
+            (facts::LogInfo { form: "lines", rows: n, total: n, newest_first: false }, rows)
         }
     })
 }
@@ -346,7 +347,7 @@ impl TextAnalyzer {
 
     /// Reads a runtime log given as the input itself: its rows oldest first, each at its line.
     fn read_log_input(&mut self, log: runtime_log::RuntimeLog, bytes: usize) {
-        let info = scan::facts::LogInfo {
+        let info = facts::LogInfo {
             form: log.form,
             rows: log.rows.len() as u64,
             total: log.rows.len() as u64,

@@ -6,7 +6,6 @@
 
 use crate::i18n::{Lang, Msg};
 use crate::report::*;
-use crate::scan::kernel::basename;
 use std::fmt::Write as _;
 
 /// How to render.
@@ -331,7 +330,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
         );
     }
     if let Some(site) = &fa.site {
-        let mut s = basename(&site.file).to_string();
+        let mut s = site.file_name().to_string();
         if let Some(n) = site.line {
             let _ = write!(s, ":{n}");
         }

@@ -274,6 +274,13 @@ pub struct KernelSite {
     pub thread: Option<[u32; 3]>,
 }
 
+impl KernelSite {
+    /// The file name without its directories (`Loss.cu` for `/pytorch/aten/…/Loss.cu`).
+    pub fn file_name(&self) -> &str {
+        self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file)
+    }
+}
+
 /// How often a kernel site was printed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]

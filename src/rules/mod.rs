@@ -17,10 +17,9 @@ mod needles;
 
 pub use def::{PatDef, RuleDef, Scope, SiteDef, TextDef, RULES};
 
+use crate::facts::{Loc, MessageHit, TbFrame};
 use crate::re;
 use crate::report::{self, KernelSite, Location};
-use crate::scan::facts::{Loc, MessageHit, TbFrame};
-use crate::scan::kernel::basename;
 use std::sync::OnceLock;
 
 /// Strength of a kernel site found in a rule's site table (condition and file agree).
@@ -228,7 +227,7 @@ pub struct Input<'a> {
     /// True when the traceback points at the real op (no late reporting).
     pub trusted_trace: bool,
     /// The checks that hold (`src/checks.rs`).
-    pub checks: &'a [crate::checks::Finding],
+    pub checks: &'a [crate::facts::CheckFinding],
 }
 
 /// The chosen rule.
@@ -379,7 +378,7 @@ impl RuleSet {
     }
 
     fn site_table(&self, site: &KernelSite, short: Option<&str>) -> Option<SiteMatch> {
-        let file = basename(&site.file).to_ascii_lowercase();
+        let file = site.file_name().to_ascii_lowercase();
         if let Some(c) = &site.condition {
             let key = condition_key(c);
             // A condition torn by another process's output starts with the real one.
@@ -434,7 +433,7 @@ impl RuleSet {
     /// Every rule a site may belong to by the site table, the strongest first.
     fn site_matches(&self, site: &KernelSite, short: Option<&str>) -> Vec<SiteMatch> {
         if site.condition.is_none() && short.is_none() {
-            let file = basename(&site.file).to_ascii_lowercase();
+            let file = site.file_name().to_ascii_lowercase();
             if let Some(cands) = self.sites_by_file.get(&file) {
                 return self.file_rules(cands);
             }
@@ -445,7 +444,7 @@ impl RuleSet {
     /// Kernel patterns matching a site: (pattern index, text that matched).
     fn kernel_pattern_hits(&self, site: &KernelSite, short: Option<&str>) -> Vec<(usize, String)> {
         let mut count: SmallMap<usize, u8> = SmallMap::default();
-        let file = basename(&site.file);
+        let file = site.file_name();
         for pi in self.kernel_file.matches(file) {
             *count.entry(pi) |= F_FILE;
         }
@@ -692,7 +691,7 @@ fn message_keywords(rules: &[RuleDef]) -> Vec<&'static str> {
 
 /// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.
 fn site_text(site: &KernelSite, short: Option<&str>) -> String {
-    let mut s = basename(&site.file).to_string();
+    let mut s = site.file_name().to_string();
     if let Some(l) = site.line {
         s.push_str(&format!(":{l}"));
     }

@@ -9,8 +9,8 @@
 //! is decided by [`context::judge`].
 
 use super::context::{judge, Context};
-use super::facts::SiteAgg;
 use super::patterns::patterns;
+use crate::facts::SiteAgg;
 use crate::memo::same;
 use crate::report::KernelSite;
 
@@ -698,11 +698,6 @@ fn clean_file(f: &str) -> String {
     f.to_string()
 }
 
-/// The file name without its directories.
-pub fn basename(file: &str) -> &str {
-    file.rsplit(['/', '\\']).next().unwrap_or(file)
-}
-
 fn dialect(file: &str, function: Option<&str>, translated: bool, sycl: bool) -> &'static str {
     if translated {
         "translated"
@@ -952,7 +947,7 @@ mod tests {
         let n = " 2%|#  | 2/100 [00:00<01:47,  4.65it/s/opt/conda/work/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:86: operator(): block: [830,0,0], thread: [48,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.";
         let v = parse(n, false);
         assert_eq!(v[0].site.file, "/opt/conda/work/aten/src/ATen/native/cuda/ScatterGatherKernel.cu");
-        assert_eq!(basename(&v[0].site.file), "ScatterGatherKernel.cu");
+        assert_eq!(v[0].site.file_name(), "ScatterGatherKernel.cu");
     }
 
     #[test]
@@ -985,7 +980,7 @@ mod tests {
         assert_eq!((r.site.block, r.site.thread), (Some([3, 0, 0]), Some([674, 0, 0])));
         // Torn by another process's output: the file is somewhere in the line.
         let r = one(",0,0/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu], thread: [60,0:115,0], thread: [16: operator(),0,0: block: [12] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\",0,0` failed.");
-        assert_eq!(basename(&r.site.file), "ScatterGatherKernel.cu");
+        assert_eq!(r.site.file_name(), "ScatterGatherKernel.cu");
         assert!(!r.cut);
         // Triton's and Inductor's heads.
         for (line, file, func) in [

@@ -13,7 +13,6 @@
 //! counts instead of copies past fixed limits.
 
 pub mod context;
-pub mod facts;
 pub mod host;
 pub mod kernel;
 pub mod keywords;
@@ -24,10 +23,10 @@ pub mod prefix;
 pub mod time;
 pub mod traceback;
 
+use crate::facts::{self, *};
 use crate::memo::Recent;
 use crate::report::{KernelSite, Location};
 use crate::rules::{condition_key, ruleset, RuleSet};
-use facts::*;
 use keywords::Keywords;
 use normalize::{clip, normalise, segments, strip_escapes, window};
 use patterns::{patterns, Patterns};
@@ -300,7 +299,7 @@ impl Scanner {
     }
 
     /// Records the checks that hold on the notebook's cells.
-    pub fn set_checks(&mut self, checks: Vec<crate::checks::Finding>) {
+    pub fn set_checks(&mut self, checks: Vec<CheckFinding>) {
         self.facts.checks = checks;
     }
 
@@ -952,7 +951,7 @@ impl Scanner {
         self.facts.kernel_records += 1;
         loc.time = self.read_time(text);
         let key: SiteKey = (
-            kernel::basename(&p.site.file).to_ascii_lowercase(),
+            p.site.file_name().to_ascii_lowercase(),
             p.site.line,
             p.site.name.clone(),
             p.site.condition.as_deref().map(condition_key),
@@ -963,7 +962,7 @@ impl Scanner {
             // In a log whose times may run backwards, the earliest record is kept too.
             let earliest = s.earliest.as_ref().map_or(s.first.loc.time, |e| e.loc.time);
             if loc.time.is_some_and(|t| earliest.is_some_and(|e| t < e)) {
-                let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
+                let at = text.find(p.site.file_name()).unwrap_or(0);
                 s.earliest = Some(KernelHit {
                     loc,
                     end_line,
@@ -977,7 +976,7 @@ impl Scanner {
         if self.facts.sites.len() >= MAX_SITES {
             return None;
         }
-        let at = text.find(kernel::basename(&p.site.file)).unwrap_or(0);
+        let at = text.find(p.site.file_name()).unwrap_or(0);
         let hit = KernelHit { loc, end_line, quote: quote(text, at, at + 200), dialect: p.dialect, site: p.site };
         self.facts.site_keys.push(key);
         self.facts.sites.push(SiteAgg::new(hit));

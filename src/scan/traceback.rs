@@ -2,8 +2,8 @@
 //! Colab (numbered context lines, `---->` arrows, folded frames, links), `rich` boxes, logger
 //! prefixes, flattened indentation.
 
-use super::facts::{Loc, TbFrame, Traceback, MAX_FRAMES};
 use super::patterns::patterns;
+use crate::facts::{Loc, TbFrame, Traceback, MAX_FRAMES};
 
 /// What a line is, seen from inside (or at the start of) a traceback.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -187,7 +187,7 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
 fn first_assert(md: &mut String, l: Lang, fa: &FirstAssert) {
     let mut head = vec![format!("**{}**", Msg::ShareFirst.text(l)), location(l, &fa.at)];
     if let Some(s) = &fa.site {
-        let file = crate::scan::kernel::basename(&s.file);
+        let file = s.file_name();
         let at = s.line.map_or(file.to_string(), |n| format!("{file}:{n}"));
         head.push(code(&at));
         if let Some(f) = &s.function {

@@ -373,7 +373,7 @@ pub struct Facts {
     /// Where the input comes from, when the caller or the notebook says (`colab`).
     pub host_env: Option<&'static str>,
     /// The checks that hold on a notebook's cells (`crate::checks`).
-    pub checks: Vec<crate::checks::Finding>,
+    pub checks: Vec<CheckFinding>,
     /// Cells (their notebook index) with an output the page could not read: it sits in a frame
     /// the reader cannot reach, or the cell was virtualised out of the page.
     pub unreadable: Vec<u32>,
@@ -427,6 +427,18 @@ impl Facts {
     pub fn first_kernel(&self) -> Option<&KernelHit> {
         self.sites.iter().map(|s| &s.first).min_by_key(|h| h.loc.order)
     }
+}
+
+/// A check that holds (`crate::checks`), with the printed line that shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckFinding {
+    pub id: &'static str,
+    /// The printed line, trimmed.
+    pub text: String,
+    /// What the comparison found, in numbers: the largest label and the class count.
+    pub labels_max: i64,
+    pub class_count: i64,
+    pub at: Location,
 }
 
 #[cfg(test)]
