@@ -45,6 +45,7 @@ pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod facts;
+pub mod find;
 pub mod i18n;
 pub mod input;
 pub mod json;
@@ -232,7 +233,7 @@ fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>) -> Result<Kind<'a>, In
     let content = utf16.as_ref().map_or(bytes, |t| t.as_bytes());
     if is_ipynb || input::looks_like_notebook(content) {
         // Valid text (nearly every notebook) is read as it is, without the lossy copy.
-        let text = match scan::utf8_check(content) {
+        let text = match find::utf8_check(content) {
             // SAFETY: `utf8_check` accepts exactly what `str::from_utf8` accepts (tested against
             // it), and it skips ASCII 64 bytes at a time (std's check is a byte at a time in
             // the package).

@@ -109,7 +109,7 @@ fn bad_input_is_an_error_never_a_panic() {
 fn the_simd_keyword_filter_agrees_with_the_scalar_one() {
     // What it finds, the newlines before and whether the bytes before are plain (NUL bytes
     // and bytes past 0x7f in the random text).
-    use first_assert::scan::keywords::PairFilter;
+    use first_assert::find::keywords::PairFilter;
     // The scanner's keywords, as the scanner builds its filter.
     let mut words: Vec<&str> = first_assert::scan::KEYWORDS.to_vec();
     words.extend(first_assert::rules::ruleset().message_keywords());

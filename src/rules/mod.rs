@@ -62,7 +62,7 @@ pub struct RuleSet {
     message: LazySet,
     raised: LazySet,
     /// The message patterns' keywords: a line with none of them matches no message pattern.
-    message_keywords: crate::scan::keywords::Keywords,
+    message_keywords: crate::find::keywords::Keywords,
 }
 
 struct Pat {
@@ -306,7 +306,7 @@ impl RuleSet {
         }
         let mut take = |k: &'static str| LazySet::new(fields.remove(&k).unwrap_or_default());
         Ok(RuleSet {
-            message_keywords: crate::scan::keywords::Keywords::new(&message_keywords(rules)),
+            message_keywords: crate::find::keywords::Keywords::new(&message_keywords(rules)),
             rules,
             sites_by_condition,
             sites_by_file,

@@ -6,9 +6,9 @@
 //! line; [`context::judge`] decides from the text around it whether it was printed or quoted.
 
 use super::context::{judge, Context};
-use super::keywords::Keywords;
 use super::patterns::patterns;
 use crate::facts::HostKind;
+use crate::find::keywords::Keywords;
 use crate::re::Regex;
 use crate::report::KernelSite;
 use std::sync::OnceLock;

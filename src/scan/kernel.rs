@@ -362,7 +362,7 @@ impl RawMemo {
         self.mid = raw[b1..t0].to_vec();
         self.post = raw[t1..].to_vec();
         self.site = site;
-        self.plain = super::plain::is_plain(raw);
+        self.plain = crate::find::plain::is_plain(raw);
         self.active = true;
         self.last_is(
             raw,

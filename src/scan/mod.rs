@@ -15,23 +15,20 @@
 pub mod context;
 pub mod host;
 pub mod kernel;
-pub mod keywords;
 pub mod normalize;
 pub mod patterns;
-pub mod plain;
 pub mod prefix;
 pub mod time;
 pub mod traceback;
 
 use crate::facts::{self, *};
+use crate::find::keywords::Keywords;
+use crate::find::plain::{is_plain, plain_blocks, utf8_check_from};
 use crate::memo::Recent;
 use crate::report::{KernelSite, Location};
 use crate::rules::{condition_key, ruleset, RuleSet};
-use keywords::Keywords;
 use normalize::{clip, normalise, segments, strip_escapes, window};
 use patterns::{patterns, Patterns};
-pub use plain::utf8_check;
-use plain::{is_plain, plain_blocks, utf8_check_from};
 use std::collections::VecDeque;
 use std::sync::OnceLock;
 use traceback::{TbLine, TbReader};
@@ -1305,8 +1302,8 @@ pub fn scan_text(text: &str) -> Facts {
 
 #[cfg(test)]
 mod tests {
-    use super::plain::tests::texts;
     use super::{Scanner, LONG_LINE};
+    use crate::find::plain::tests::texts;
 
     /// A line that changed nothing (a warning printed in every cell) is not read again in the
     /// next cell or output; a learned prefix, which can change what a line says, takes them

@@ -4,7 +4,7 @@
 //! error). *What they mean* (which cause, which fix) is data in `rules/`. Every pattern here is
 //! compiled once; both engines of [`crate::re`] keep all of them linear-time in the input.
 
-use super::keywords::Keywords;
+use crate::find::keywords::Keywords;
 use crate::re::LazyRegex;
 use std::sync::OnceLock;
 

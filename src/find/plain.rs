@@ -114,7 +114,7 @@ pub fn is_plain(data: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::{is_plain, plain_blocks, plain_blocks_words, utf8_check};
 
     /// Random text mixing ASCII runs of every length (one of them 64 bytes, a whole block of
