@@ -4,7 +4,7 @@
 //! report's texts).
 //!
 //!   cargo run --release --example catalogue -- www/pkg
-use first_assert::{catalogue, Lang};
+use first_assert::{text::catalogue, Lang};
 
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| "www/pkg".into());

@@ -1,7 +1,7 @@
 //! The restart-and-isolate checklist, tailored to the cause and to what the input shows.
 
-use crate::i18n::{Lang, Msg};
 use crate::report::{Category, Cause, LaunchBlocking, Probe, Stack, Step, Verdict};
+use crate::text::{Lang, Msg};
 
 /// What the checklist is tailored to.
 pub struct Context<'a> {

@@ -3,12 +3,12 @@
 
 use crate::checklist;
 use crate::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
-use crate::i18n::{location, Lang, Msg};
 use crate::probe;
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input};
 use crate::scan::patterns::patterns;
 use crate::scan::traceback::{is_library, library_name};
+use crate::text::{location, Lang, Msg};
 
 /// Reports listing more echoes than this keep only the first ones (and the count).
 pub const MAX_ECHOES: usize = 1000;

@@ -3,8 +3,9 @@
 //! print and an example, in English and Simplified Chinese, made from the rule data itself so
 //! the page cannot drift from what the engine does. Pure: it returns the HTML as a string.
 
-use crate::i18n::{Lang, Msg};
-use crate::rules::{RuleDef, TextDef, RULES};
+use crate::rules::{RuleDef, RULES};
+use crate::text::TextDef;
+use crate::text::{Lang, Msg};
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {

@@ -22,16 +22,16 @@
 //! as nbformat's `output_type` (`stream`, `error`, `execute_result`, `display_data`), so a
 //! notebook's `cells` array is itself a valid cell list.
 
-use crate::i18n::{Lang, Msg};
 use crate::json::{self, Value};
+use crate::text::msg::Msg;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Why an input could not be read. The message comes from the catalogue, in either language.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputError {
-    msg: Msg,
-    args: Vec<(&'static str, String)>,
+    pub(crate) msg: Msg,
+    pub(crate) args: Vec<(&'static str, String)>,
 }
 
 impl InputError {
@@ -39,22 +39,9 @@ impl InputError {
         InputError { msg, args: args.iter().map(|(k, v)| (*k, v.to_string())).collect() }
     }
 
-    /// The message in `lang`.
-    pub fn message(&self, lang: Lang) -> String {
-        let args: Vec<(&str, &dyn fmt::Display)> =
-            self.args.iter().map(|(k, v)| (*k, v as &dyn fmt::Display)).collect();
-        self.msg.fill(lang, &args)
-    }
-
     /// True when the input is a binary file rather than a malformed notebook.
     pub fn is_binary(&self) -> bool {
         matches!(self.msg, Msg::ErrBinary | Msg::ErrArchive)
-    }
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message(Lang::En))
     }
 }
 
@@ -428,6 +415,7 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
 
     #[test]
     fn nbformat_outputs() {

@@ -40,13 +40,11 @@
 //! - [`i18n`]: the message catalogue ([`lang`]: the languages); [`render`]: the human-readable text;
 //!   [`share`]: the Markdown report and redaction, for sharing (native builds).
 
-pub mod catalogue;
 pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod facts;
 pub mod find;
-pub mod i18n;
 pub mod input;
 pub mod json;
 pub mod lang;
@@ -62,6 +60,7 @@ pub mod sanitize;
 pub mod scan;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod share;
+pub mod text;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
@@ -72,9 +71,9 @@ mod diagnose;
 mod order;
 pub mod probe;
 
-pub use i18n::{Lang, Msg};
 pub use input::{Cell, InputError, Notebook, Output};
 pub use report::*;
+pub use text::{Lang, Msg};
 
 use facts::CellSource;
 use scan::Scanner;

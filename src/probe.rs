@@ -11,9 +11,9 @@
 //! the check groups the cause suspects, taken from the rule's `probe` list. Nothing from the
 //! input ever reaches the code, so a hostile log cannot choose what the tool hands out.
 
-use crate::i18n::{Lang, Msg};
 use crate::report::{Cause, Probe};
 use crate::rules::RULES;
+use crate::text::{Lang, Msg};
 
 include!(concat!(env!("OUT_DIR"), "/probe_groups.rs"));
 

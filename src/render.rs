@@ -4,8 +4,8 @@
 //! comes from the input goes through [`sanitize`](crate::sanitize::sanitize) first, so that escape sequences or control
 //! characters in a log can never reach a terminal raw.
 
-use crate::i18n::{Lang, Msg};
 use crate::report::*;
+use crate::text::{Lang, Msg};
 use std::fmt::Write as _;
 
 /// How to render.
@@ -68,7 +68,7 @@ fn short(s: &str, max_chars: usize) -> String {
 }
 
 fn where_(l: Lang, at: &Location) -> String {
-    crate::i18n::location(l, at)
+    crate::text::location(l, at)
 }
 
 /// Renders the report as text.

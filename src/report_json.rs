@@ -208,7 +208,7 @@ macro_rules! by_id {
 }
 by_id!(Verdict, Category, AssertKind, LaunchBlocking);
 
-impl Json for crate::i18n::Lang {
+impl Json for crate::text::Lang {
     fn json(&self, o: &mut Out) {
         o.string(self.code());
     }

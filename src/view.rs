@@ -2,10 +2,10 @@
 //! of the input with the first assert and its echoes marked, and windows of the input around a
 //! location. `web.rs` only turns this into DOM nodes.
 
-use crate::i18n::{location, Lang, Msg};
 use crate::input::Cell;
 use crate::report::Report;
 use crate::scan::normalize::strip_escapes;
+use crate::text::{location, Lang, Msg};
 
 /// Where a jump lands: a line of the input, or of a cell's output text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

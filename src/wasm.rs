@@ -7,9 +7,9 @@
 //! which analyses and keeps
 //! the input so that the page's view can show any part of it (`map`, `window`).
 
-use crate::i18n::Lang;
 use crate::input::{self, Cell};
 use crate::report::Report;
+use crate::text::Lang;
 use crate::view::{self, Source, Target};
 use crate::Options;
 use wasm_bindgen::prelude::*;
@@ -155,7 +155,7 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
 
 /// An error unless the texts of `lang` were handed over ([`set_catalogue`]).
 fn texts_ready(lang: Lang) -> Result<(), JsError> {
-    if crate::catalogue::ready(lang) {
+    if crate::text::catalogue::ready(lang) {
         return Ok(());
     }
     let code = lang.code();
@@ -169,13 +169,13 @@ fn texts_ready(lang: Lang) -> Result<(), JsError> {
 /// language before analysing in it; a language's first catalogue stays.
 #[wasm_bindgen(js_name = setCatalogue)]
 pub fn set_catalogue(json: &str) -> Result<String, JsError> {
-    crate::catalogue::load(json).map(|l| l.code().to_string()).map_err(|e| JsError::new(&e))
+    crate::text::catalogue::load(json).map(|l| l.code().to_string()).map_err(|e| JsError::new(&e))
 }
 
 /// Whether the texts of `lang` are loaded.
 #[wasm_bindgen(js_name = hasCatalogue)]
 pub fn has_catalogue(lang: &str) -> bool {
-    Lang::from_tag(lang).is_some_and(crate::catalogue::ready)
+    Lang::from_tag(lang).is_some_and(crate::text::catalogue::ready)
 }
 
 /// A report as a plain JavaScript object, made by the browser's `JSON.parse` from the JSON the

@@ -104,35 +104,6 @@ pub struct PatDef {
     pub weight: f32,
 }
 
-/// A rule's texts in one language (from the catalogue: see `crate::catalogue`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TextDef {
-    /// A short name for the cause.
-    pub title: &'static str,
-    /// One sentence: what went wrong.
-    pub summary: &'static str,
-    /// Why it happens and the usual situations.
-    pub why: &'static str,
-    /// How to fix it.
-    pub fix: &'static str,
-    /// What to print to confirm it.
-    pub check: &'static str,
-    /// Code that prints the suspect values (the same code in every language; only its comments
-    /// are translated). Empty when the rule has none.
-    pub snippet: &'static str,
-    /// The Python ops that reach the assert (the rule's `ops`).
-    pub ops: &'static [String],
-    /// Each site's op (its `op`, "" when it has none), in the order of the rule's sites.
-    pub site_ops: &'static [String],
-}
-
-impl RuleDef {
-    /// The rule's texts in `lang` (empty when that language's catalogue is not loaded).
-    pub fn texts(&self, lang: crate::i18n::Lang) -> TextDef {
-        crate::catalogue::rule(self.index, lang)
-    }
-}
-
 /// Data only native builds (the rules page, the tests) read; the package has it from the
 /// catalogue or not at all.
 const fn native(s: &'static str) -> &'static str {

@@ -15,7 +15,7 @@ pub mod def;
 #[cfg(test)]
 mod needles;
 
-pub use def::{PatDef, RuleDef, Scope, SiteDef, TextDef, RULES};
+pub use def::{PatDef, RuleDef, Scope, SiteDef, RULES};
 
 use crate::facts::{Loc, MessageHit, TbFrame};
 use crate::re;

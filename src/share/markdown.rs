@@ -6,9 +6,9 @@
 //! a change here is a change there, and `tests/e2e/share.test.mjs` compares them.
 
 use super::redact::{redact, Counts};
-use crate::i18n::{location, Lang, Msg};
 use crate::report::*;
 use crate::sanitize::sanitize;
+use crate::text::{location, Lang, Msg};
 
 /// A Markdown report, and what its redaction hid (`None` when it was not redacted).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,9 +15,10 @@
 //! a language whose document is not loaded is refused by the package's entry points, so every
 //! report still carries its texts.
 
-use crate::i18n::{Lang, Msg};
+use super::msg::Msg;
 use crate::json::{self, Value};
-use crate::rules::{TextDef, RULES};
+use crate::lang::Lang;
+use crate::rules::RULES;
 use std::sync::OnceLock;
 
 /// The catalogue format this build reads.
@@ -31,6 +32,28 @@ struct Catalogue {
     rules: Vec<[String; 6]>,
     /// Each rule's ops and its sites' ops.
     ops: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// A rule's texts in one language .
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextDef {
+    /// A short name for the cause.
+    pub title: &'static str,
+    /// One sentence: what went wrong.
+    pub summary: &'static str,
+    /// Why it happens and the usual situations.
+    pub why: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+    /// What to print to confirm it.
+    pub check: &'static str,
+    /// Code that prints the suspect values (the same code in every language; only its comments
+    /// are translated). Empty when the rule has none.
+    pub snippet: &'static str,
+    /// The Python ops that reach the assert (the rule's `ops`).
+    pub ops: &'static [String],
+    /// Each site's op (its `op`, "" when it has none), in the order of the rule's sites.
+    pub site_ops: &'static [String],
 }
 
 static LOADED: [OnceLock<Catalogue>; 2] = [OnceLock::new(), OnceLock::new()];

@@ -1,19 +1,24 @@
-//! The message catalogue: every sentence a user reads, in English and Simplified Chinese.
+//! The text layer: every sentence a user reads, in English and Simplified Chinese.
 //!
-//! The texts live in `i18n/messages.toml`; `build.rs` turns each key into a [`Msg`] variant, so
-//! a missing or misspelt key is a compile error, and puts the texts in the catalogue documents
-//! ([`crate::catalogue`]). Rule texts (title, summary, why, fix) live in the rule files
-//! instead, next to the patterns they explain.
+//! The texts live in `i18n/messages.toml`; `build.rs` turns each key into a [`Msg`] variant
+//! ([`msg`]), so a missing or misspelt key is a compile error, and puts the texts in the
+//! catalogue documents ([`catalogue`]). Rule texts (title, summary, why, fix) live in the rule
+//! files instead, next to the patterns they explain. The modules below this one hold keys and
+//! values only (a [`Msg`] and its arguments); the wording is looked up here.
+
+pub mod catalogue;
+pub(crate) mod msg;
 
 pub use crate::lang::Lang;
-use std::fmt::Display;
-
-include!(concat!(env!("OUT_DIR"), "/messages.rs"));
+pub use catalogue::TextDef;
+use msg::fill;
+pub use msg::Msg;
+use std::fmt::{self, Display};
 
 impl Msg {
     /// Returns the message in `lang`, with its `{placeholders}` left as they are.
     pub fn text(self, lang: Lang) -> &'static str {
-        crate::catalogue::message(self, lang)
+        catalogue::message(self, lang)
     }
 
     /// Returns the message in `lang` with each `{name}` replaced by its value.
@@ -40,34 +45,25 @@ pub fn location(lang: Lang, at: &crate::report::Location) -> String {
     }
 }
 
-/// Replaces each `{name}` in `template` with its value from `args`.
-pub(crate) fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}') {
-            Some(close) if after[..close].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-                let name = &after[..close];
-                match args.iter().find(|(n, _)| *n == name) {
-                    Some((_, v)) => out.push_str(&v.to_string()),
-                    None => {
-                        out.push('{');
-                        out.push_str(name);
-                        out.push('}');
-                    }
-                }
-                rest = &after[close + 1..];
-            }
-            _ => {
-                out.push('{');
-                rest = after;
-            }
-        }
+impl crate::rules::RuleDef {
+    /// The rule's texts in `lang` (empty when that language's catalogue is not loaded).
+    pub fn texts(&self, lang: Lang) -> TextDef {
+        catalogue::rule(self.index, lang)
     }
-    out.push_str(rest);
-    out
+}
+
+impl crate::input::InputError {
+    /// The message in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let args: Vec<(&str, &dyn Display)> = self.args.iter().map(|(k, v)| (*k, v as &dyn Display)).collect();
+        self.msg.fill(lang, &args)
+    }
+}
+
+impl fmt::Display for crate::input::InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
