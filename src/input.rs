@@ -90,6 +90,44 @@ pub struct Notebook {
     pub host: Option<&'static str>,
 }
 
+/// How to read an input, decided from its first bytes (at least the first 64 KiB when there
+/// are that many) and its file name, if it has one. The one decision the library and the
+/// command line's readers share.
+pub enum Sniff {
+    /// A binary file (an archive, an image, ...): refused, with the reason.
+    Binary(InputError),
+    /// A notebook or a cell list (by its name, or JSON with cells, in UTF-8 or UTF-16): read it
+    /// whole. Text that turns out not to parse as one is read as a log after all, unless its
+    /// name ends in `.ipynb`.
+    Whole,
+    /// A log: read it as a stream.
+    Stream,
+}
+
+/// Decides how to read an input from its first bytes: see [`Sniff`].
+pub fn sniff(head: &[u8], file_name: Option<&str>) -> Sniff {
+    if let Some(e) = sniff_binary(head) {
+        return Sniff::Binary(e);
+    }
+    if is_ipynb(file_name) || looks_like_notebook(head) {
+        return Sniff::Whole;
+    }
+    // UTF-16 JSON: the notebook test reads the first 4096 bytes of the decoded text, which
+    // 4098 code units always cover (a pair cut at the end is past them).
+    if let Some(le) = utf16_order(head) {
+        let text = decode_utf16(&head[..head.len().min(2 * 4098)], le);
+        if looks_like_notebook(text.as_bytes()) {
+            return Sniff::Whole;
+        }
+    }
+    Sniff::Stream
+}
+
+/// Whether a file name says it is a notebook (`.ipynb`, in any case).
+pub fn is_ipynb(file_name: Option<&str>) -> bool {
+    file_name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"))
+}
+
 /// Guesses whether bytes are a notebook or a cell list (JSON with cells) rather than a log.
 pub fn looks_like_notebook(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];

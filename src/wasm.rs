@@ -8,10 +8,10 @@
 //! the input so that the page's view can show any part of it (`map`, `window`).
 
 use crate::input::{self, Cell};
+use crate::pipeline::{self, Options};
 use crate::report::Report;
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
-use crate::Options;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -222,7 +222,7 @@ pub fn analyze(
     text: &str,
     #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
 ) -> Result<JsValue, JsError> {
-    to_js(&crate::analyze_text(text, &options(&opts)?))
+    to_js(&pipeline::analyze_text(text, &options(&opts)?))
 }
 
 /// Analyses a notebook (nbformat 4) or a cell list given as JSON text.
@@ -232,7 +232,7 @@ pub fn analyze_notebook(
     #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
 ) -> Result<JsValue, JsError> {
     let o = options(&opts)?;
-    let r = crate::analyze_notebook(json, &o).map_err(|e| JsError::new(&e.message(o.lang)))?;
+    let r = pipeline::analyze_notebook(json, &o).map_err(|e| JsError::new(&e.message(o.lang)))?;
     to_js(&r)
 }
 
@@ -244,7 +244,7 @@ pub fn analyze_cells(
 ) -> Result<JsValue, JsError> {
     let o = options(&opts)?;
     let (cells, _, _) = cells_from(cells)?;
-    to_js(&crate::analyze_cells(&cells, &o))
+    to_js(&pipeline::analyze_cells(&cells, &o))
 }
 
 /// The package version.
@@ -290,7 +290,7 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
-        let report = crate::analyze_text(&text, &o);
+        let report = pipeline::analyze_text(&text, &o);
         let key = view::fingerprint(text.as_bytes());
         self.keep(Source::text(text), o, report, key)
     }
@@ -318,11 +318,11 @@ impl Session {
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
         let key = view::fingerprint(&bytes);
-        let (report, decoded) = crate::analyze_bytes_keeping(bytes, file_name.as_deref(), &o)
+        let (report, decoded) = pipeline::analyze_bytes_keeping(bytes, file_name.as_deref(), &o)
             .map_err(|e| JsError::new(&e.message(o.lang)))?;
         let source = match decoded {
-            crate::Decoded::Notebook(nb) => Source::Cells(nb.cells),
-            crate::Decoded::Text(text) => Source::text(text),
+            pipeline::Decoded::Notebook(nb) => Source::Cells(nb.cells),
+            pipeline::Decoded::Text(text) => Source::text(text),
         };
         self.keep(source, o, report, key)
     }
@@ -336,7 +336,7 @@ impl Session {
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
         let (cells, format, json) = cells_from(cells)?;
-        let mut report = crate::analyze_cells(&cells, &o);
+        let mut report = pipeline::analyze_cells(&cells, &o);
         report.input.format = format.into();
         self.keep(Source::Cells(cells), o, report, view::fingerprint(json.as_bytes()))
     }
@@ -359,8 +359,8 @@ impl Session {
         s.opts.lang = l;
         let o = &s.opts;
         let mut report = match &s.source {
-            Source::Text { text, .. } => crate::analyze_text(text, o),
-            Source::Cells(cells) => crate::analyze_cells(cells, o),
+            Source::Text { text, .. } => pipeline::analyze_text(text, o),
+            Source::Cells(cells) => pipeline::analyze_cells(cells, o),
         };
         report.input.format = s.format.clone();
         s.report = report;

@@ -24,10 +24,10 @@ pub const TABLE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/share.json"
 /// What the page's share.js reads for `lang` (`pkg/share.LANG.json`, written by `make web`):
 /// the table, and the Markdown report's texts (the page's catalogue leaves them out: they are
 /// needed only once a share button is used).
-pub fn page_document(lang: crate::Lang) -> &'static str {
+pub fn page_document(lang: crate::lang::Lang) -> &'static str {
     match lang {
-        crate::Lang::En => include_str!(concat!(env!("OUT_DIR"), "/share-web.en.json")),
-        crate::Lang::Zh => include_str!(concat!(env!("OUT_DIR"), "/share-web.zh.json")),
+        crate::lang::Lang::En => include_str!(concat!(env!("OUT_DIR"), "/share-web.en.json")),
+        crate::lang::Lang::Zh => include_str!(concat!(env!("OUT_DIR"), "/share-web.zh.json")),
     }
 }
 

@@ -20,7 +20,7 @@ pub fn seen(text: &str) -> Vec<(&'static str, String)> {
 
 /// The text the versions are read from in a notebook: each cell's source, then its outputs'
 /// texts and tracebacks, one after another, a newline between.
-pub fn cells_text(cells: &[crate::Cell]) -> String {
+pub fn cells_text(cells: &[crate::input::Cell]) -> String {
     let mut out = String::new();
     for c in cells {
         out.push_str(&c.source);
