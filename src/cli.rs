@@ -3,6 +3,7 @@
 //! This file only parses arguments, reads input and writes output; the analysis is the
 //! library's, and every message comes from the catalogue (`i18n/messages.toml`).
 
+use first_assert::input::Sniff;
 use first_assert::{render, share, Lang, Msg, Options, Report, TextAnalyzer, Verdict};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -300,10 +301,11 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
     let mut head = vec![0u8; 64 << 10];
     let n = read_full(&mut r, &mut head).map_err(read_err)?;
     head.truncate(n);
-    let is_ipynb = name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"));
-    let whole = is_ipynb
-        || first_assert::input::looks_like_notebook(&head)
-        || first_assert::input::sniff_binary(&head).is_some();
+    let whole = match first_assert::input::sniff(&head, name) {
+        Sniff::Binary(e) => return Err(e.message(l)),
+        Sniff::Whole => true,
+        Sniff::Stream => false,
+    };
     if whole {
         let mut all = head;
         r.take(MAX_NOTEBOOK + 1 - all.len() as u64).read_to_end(&mut all).map_err(read_err)?;
@@ -419,6 +421,7 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// regular log (a notebook, a binary file, a map that fails) take the streaming path.
 #[cfg(unix)]
 mod mapped {
+    use first_assert::input::Sniff;
     use first_assert::{Options, Report, TextAnalyzer};
     use std::fs::File;
     use std::os::unix::io::AsRawFd;
@@ -471,7 +474,7 @@ mod mapped {
 
     /// The report on a log file, or `None` when the file is not for this path.
     pub fn read_log(f: &File, len: u64, name: Option<&str>, opts: &Options) -> Option<Report> {
-        if len < MIN || name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb")) {
+        if len < MIN || first_assert::input::is_ipynb(name) {
             return None;
         }
         // The first window of a large file is small: its pages are faulted in as it is read,
@@ -479,7 +482,7 @@ mod mapped {
         let first_len = if len <= WINDOW { len } else { MIN };
         let first = Window::map(f, 0, first_len as usize, false)?;
         let head = &first.bytes()[..first.len.min(64 << 10)];
-        if first_assert::input::looks_like_notebook(head) || first_assert::input::sniff_binary(head).is_some() {
+        if !matches!(first_assert::input::sniff(head, name), Sniff::Stream) {
             return None;
         }
         let mut a = TextAnalyzer::new();
