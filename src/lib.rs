@@ -31,14 +31,22 @@
 //!
 //! # Layout
 //!
-//! - [`scan`]: streams over the input and records facts (kernel lines, host errors,
-//!   tracebacks, notes) with bounded memory.
-//! - [`rules`]: the rule data (`rules/*.toml`) compiled into a `RegexSet` prefilter and an
-//!   exact table of kernel sites; chooses the cause.
-//! - `diagnose`: from facts to a [`Report`]; `checklist`: the steps; [`probe`]: the probe cell.
-//! - `memo`: what was found for the last few distinct lines, so repeated lines are read once.
-//! - [`i18n`]: the message catalogue ([`lang`]: the languages); [`render`]: the human-readable text;
-//!   [`share`]: the Markdown report and redaction, for sharing (native builds).
+//! The engine is layered: a module imports its own layer or a lower one (`tests/layers.rs`
+//! holds the table and fails the build on an upward import or a cycle). Read it bottom-up:
+//!
+//! | layer | modules | what they are |
+//! | ---: | --- | --- |
+//! | 0 | [`lang`], [`json`], [`re`], `order`, `memo`, [`sanitize`], [`runtime_log`], [`find`] | leaves: languages, the JSON reader, one regex syntax on two engines, the keyword search |
+//! | 1 | [`report`], `text::msg` | the report contract; the message keys |
+//! | 2 | [`facts`], [`input`] | what the scan observed; the inputs' shapes and how to read them ([`input::sniff`]) |
+//! | 3 | [`rules`] | the rule data (`rules/*.toml`) and the choice of a cause |
+//! | 4 | [`text`], [`scan`], [`checks`] | the texts in both languages; the streaming scanner; checks on a notebook's cells |
+//! | 5 | `diagnose`, `checklist`, [`probe`] | from facts to a [`Report`] |
+//! | 6 | `pipeline` | from an input to a report: the entry points re-exported here |
+//! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`] | what a report becomes: text, Markdown, the page's items, the rules page, JSON |
+//! | 8 | `wasm` | the WebAssembly binding (the command line is the binary beside the library) |
+//!
+//! This file holds only `mod` and `pub use`.
 
 pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]

@@ -66,7 +66,7 @@ pub enum Category {
 }
 
 impl Category {
-    /// Every category, in the order of DESIGN.md.
+    /// Every category, in the order of the README's cause categories (The report).
     pub const ALL: [Category; 7] = [
         Category::InvalidLabel,
         Category::IndexOutOfBounds,

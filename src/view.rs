@@ -1,6 +1,6 @@
 //! What the page shows, decided without a browser: the report turned into display items, a map
 //! of the input with the first assert and its echoes marked, and windows of the input around a
-//! location. `web.rs` only turns this into DOM nodes.
+//! location. `www/report-view.js` only turns this into DOM nodes.
 
 use crate::input::Cell;
 use crate::report::Report;

@@ -1,4 +1,4 @@
-//! The JSON contract of DESIGN.md: field names, types and meanings that consumers (the page,
+//! The JSON contract (the README's "The report (`--json`)"): field names, types and meanings that consumers (the page,
 //! the adapters, scripts) rely on. Fields may be added; none may be renamed or retyped without
 //! bumping `schema`.
 #![cfg(not(target_arch = "wasm32"))]
