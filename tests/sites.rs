@@ -12,7 +12,13 @@ CUDA kernel errors might be asynchronously reported at some other API call, so t
 
 /// Where a file lives in the source tree, as far as a printed path shows it.
 fn tree(file: &str) -> &'static str {
-    if file.starts_with("THC") {
+    if file == "safe_conv.h" {
+        "c10/util/"
+    } else if file == "NanCheck.cu" || file == "Utils.cu" {
+        "torch/csrc/distributed/c10d/"
+    } else if file == "CUDAGraph.cu" {
+        "aten/src/ATen/cuda/"
+    } else if file.starts_with("THC") {
         "aten/src/THC/"
     } else if file.starts_with("THCUNN")
         || file.contains("Criterion")
@@ -38,6 +44,9 @@ fn printed(s: &SiteDef, n: usize) -> Vec<(&'static str, String)> {
         ("windows", format!("C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\{}{}:{}: {ids} Assertion `{cond}` failed.", dir.replace('/', "\\"), s.file, 90 + n)),
         ("torchrun", format!("[rank3]: ../{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 60 + n)),
         ("markdown", format!("> `/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.`", s.file, 12 + n)),
+        // The build prefixes of PyTorch's CI (GitHub Actions) and of NGC containers.
+        ("actions", format!("/__w/pytorch/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 111 + n)),
+        ("ngc", format!("/opt/pytorch/pytorch/{dir}{}:{}: {func}: {ids} Assertion `{cond}` failed.", s.file, 93 + n)),
     ];
     // Shapes real output gives records: cut at the start by a paste or a terminal's scroll,
     // split over two lines, glued to a progress bar and to the host line, Triton's heads.
@@ -156,15 +165,19 @@ fn quoted_records_are_not_output() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The catalogue's kernels that have no file of their own: the TMA scatter kernels and the
-/// Triton kernels Inductor generates, whatever head they are printed with.
+/// Records whose file says nothing of the op: the condition names the rule (the TMA and
+/// vectorized scatter kernels' messages, the Triton kernels Inductor generates), whatever head
+/// they are printed with.
 #[test]
 fn kernels_without_a_file_classify() {
     let ids = "block: [7,0,0], thread: [33,0,0]";
     for cond in [
         r#"ind >= 0 && ind < self_dim_size && "tma scatter add index out of bounds""#,
         r#"ind >= 0 && ind < self_dim_size && "tma scatter reduce index out of bounds""#,
+        r#"ind >= 0 && ind < self_dim_size && "tma scatter min/max index out of bounds""#,
+        r#"ind >= 0 && ind < self_dim_size && "vectorized scatter add kernel index out of bounds""#,
         "index out of bounds: 0 <= tmp4 < ks0",
+        "index out of bounds: 0 <= tmp84 < 120",
         "index out of bounds: 0 <= tmp12 < (-1) + ks0",
         "index out of bounds: 0 <= tmp3 < libdevice.trunc(0.120000000000000*(ks0.to(tl.float64))).to(tl.int32)",
     ] {
@@ -173,6 +186,13 @@ fn kernels_without_a_file_classify() {
             format!("unknown:0: unknown: {ids} Assertion `{cond}` failed."),
             format!("<frozen importlib._bootstrap_external>:843: _call_with_frames_removed: {ids} Assertion `{cond}` failed."),
             format!("/tmp/torchinductor_root/qx/cqxw7nd3kfa2.py:27: triton_poi_fused_index_0: {ids} Assertion `{cond}` failed."),
+            // Triton took the Python caller's frame; vLLM's and AOTInductor's caches; Intel
+            // GPUs' ids, which may stand on a line of their own.
+            format!("<frozen runpy>:198: _run_code: {ids} Assertion `{cond}` failed."),
+            format!("/root/.cache/vllm/torch_compile_cache/torch_aot_compile/5e1d/rank_0_0/inductor_cache/q7/cq7mx2.py:53: unknown: {ids} Assertion `{cond}` failed."),
+            format!("/var/tmp/torchinductor_alice/kb/ckbz4r.py:31: unknown: {ids} Assertion `{cond}` failed."),
+            format!("/usr/lib/python3/site-packages/torch/_inductor/runtime/triton_helpers.py:248: unknown: global id: [4,0,0], local id: [9,0,0] Assertion `{cond}` failed."),
+            format!("/usr/lib/python3/site-packages/torch/_inductor/runtime/triton_helpers.py:248: unknown: global id: [4,0,0], local id: [9,0,0]\nAssertion `{cond}` failed."),
         ] {
             let r = report(&format!("{line}\n{HOST}"));
             let c = r.cause.as_ref().unwrap_or_else(|| panic!("no cause for {line}"));

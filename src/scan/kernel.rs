@@ -44,19 +44,22 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
     let records = norm.contains("Assertion").then(|| p.kernel.captures_iter(norm));
     for c in records.into_iter().flatten() {
         let whole = c.get(0).expect("group 0 always matches");
-        if judge(&norm[..whole.start()], &norm[whole.end()..]) == Context::Quoted {
+        // A record ends at its condition's closing backtick (the pattern reads on to `failed`
+        // to find which backtick closes a condition that holds some).
+        let end = c.name("failed").map_or(whole.end(), |f| f.start());
+        if judge(&norm[..whole.start()], &norm[end..]) == Context::Quoted {
             continue;
         }
         let file = clean_file(&c["file"]);
         let function = c.name("func").map(|m| m.as_str().trim().to_string()).filter(|f| !f.is_empty());
-        let condition = c.name("cond").map(|m| collapse_ws(m.as_str()));
+        let condition = c.name("cond").or_else(|| c.name("condo")).map(|m| collapse_ws(m.as_str()));
         let sycl = c.name("gid").is_some();
         let block = c.name("block").or_else(|| c.name("gid")).and_then(|m| triple(m.as_str()));
         let thread = c.name("thread").or_else(|| c.name("lid")).and_then(|m| triple(m.as_str()));
         let dialect = dialect(&file, function.as_deref(), translated, sycl);
         out.push(Parsed {
             start: whole.start(),
-            end: whole.end(),
+            end,
             site: KernelSite {
                 line: c["lno"].parse().ok(),
                 file,
@@ -656,6 +659,16 @@ pub fn needs_next(norm: &str, parsed: &[Parsed]) -> bool {
         }
         Some(last) => last.site.condition.is_none() && norm[last.end..].trim_start().starts_with('`'),
     }
+}
+
+/// True when `norm` ends in a whole head (`file:line: func: block: [..], thread: [..]`): the
+/// record's core is on the next line.
+pub fn ends_in_head(norm: &str) -> bool {
+    if !(norm.contains("block:") || norm.contains("global id:")) {
+        return false;
+    }
+    let h = head(norm);
+    h.block.is_some() && h.file.is_some_and(|(f, _)| f.is_some())
 }
 
 /// True when the record `norm` starts with lost its head, which may be on the lines above (a

@@ -1089,7 +1089,16 @@ impl Scanner {
             // A terminal hard-wrapped the record at a fixed width: the pieces above it all have
             // the width of the line just above (this one may be the shorter last piece).
             let width = rest.peek().map(|(_, len, _)| *len).unwrap_or(0);
-            if width >= 40 && raw_len <= width {
+            // A record broken before its `Assertion`: the line above is its whole head (a line
+            // the keyword search passes over when its path holds no keyword, `c10d/NanCheck.cu`),
+            // whatever the lengths.
+            if let Some((n, _, t)) = rest.next_if(|(_, _, t)| kernel::ends_in_head(&normalise(t))) {
+                w.norm.insert_str(0, &normalise(&t));
+                w.quote.insert_str(0, &t);
+                w.start.order -= w.start.at.line - n;
+                w.start.at.line = n;
+                w.lines += 1;
+            } else if width >= 40 && raw_len <= width {
                 while let Some((n, _, t)) = rest.next_if(|(_, len, _)| *len == width) {
                     w.norm.insert_str(0, &normalise(&t));
                     w.quote.insert_str(0, &t);

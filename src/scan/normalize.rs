@@ -71,7 +71,9 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 }
 
 /// Splits a display line into the segments a terminal or a repr would have shown on separate
-/// lines: at `\r`, and at literal `\n` escapes when the line carries an error message.
+/// lines: at `\r`, and at literal `\n` escapes when the line carries an error message (not at
+/// one that ends a C string inside a kernel record's condition, `…multiple of 16\n"` failed.`,
+/// which the grouped GEMM's asserts print as written).
 ///
 /// Returns the segments with their byte offsets in `line`; empty segments are dropped.
 pub fn segments(line: &str) -> Vec<(usize, &str)> {
@@ -80,10 +82,15 @@ pub fn segments(line: &str) -> Vec<(usize, &str)> {
     let mut start = 0;
     for piece in line.split('\r') {
         if split_escaped {
-            let mut s = 0;
-            while let Some(p) = piece[s..].find("\\n") {
-                push_segment(&mut out, start + s, &piece[s..s + p]);
-                s += p + 2;
+            let (mut s, mut from) = (0, 0);
+            while let Some(p) = piece[from..].find("\\n") {
+                let at = from + p;
+                from = at + 2;
+                if ends_condition_string(&piece[at + 2..]) {
+                    continue;
+                }
+                push_segment(&mut out, start + s, &piece[s..at]);
+                s = at + 2;
             }
             push_segment(&mut out, start + s, &piece[s..]);
         } else {
@@ -98,6 +105,12 @@ fn push_segment<'a>(out: &mut Vec<(usize, &'a str)>, off: usize, seg: &'a str) {
     if !seg.trim().is_empty() {
         out.push((off, seg));
     }
+}
+
+/// Whether the text after a `\n` escape closes a C string and then a record's condition
+/// (`"` then the backtick).
+fn ends_condition_string(after: &str) -> bool {
+    after.strip_prefix('"').is_some_and(|r| r.trim_start().starts_with('`'))
 }
 
 fn looks_like_message(line: &str) -> bool {
@@ -367,6 +380,12 @@ mod tests {
         assert_eq!(segs, ["E('CUDA error: x", "note')"]);
         // Code with a literal \n and no error words stays whole.
         assert_eq!(segments("print('a\\nb')").len(), 1);
+        // The grouped GEMM's conditions end their C string with a `\n` as written: the record
+        // stays whole, and a real escape after it still splits.
+        let rec = r#"x.cuh:5: f: block: [0,0,0], thread: [1,0,0] Assertion `d >0 && "expected offsets\n"` failed.\nRuntimeError: CUDA error"#;
+        let segs: Vec<&str> = segments(rec).into_iter().map(|s| s.1).collect();
+        assert_eq!(segs.len(), 2, "{segs:?}");
+        assert!(segs[0].ends_with("failed."), "{segs:?}");
     }
 
     #[test]

@@ -142,11 +142,16 @@ pub fn sources() -> Vec<String> {
 const KFILE: &str =
     r"(?P<file>(?:[A-Za-z]:)?[\w.\-+~@\\/]*?[\w\-+~@]\.(?:cuh|cu|hip|hpp|h|cpp|cc|cxx|c|py|cl)|unknown|<[^<>\n]+>)";
 
+// A printed condition up to the backtick before `failed`: it may hold backticks of its own,
+// in pairs (`_assert_async`'s messages: ``Assertion `probability tensor contains either `inf`,
+// `nan` or element < 0` failed.``), and may be empty (``Assertion `` failed.``).
+const NESTED: &str = r"(?:[^`\n]|`[^`\n]*`)*?";
+
 impl Patterns {
     fn build(re: &mut dyn FnMut(&str) -> LazyRegex) -> Patterns {
         Patterns {
             kernel: re(&format!(
-                r"{KFILE}:(?P<lno>\d+):\s*(?:(?P<func>(?:[^:\n]|::)*?):\s*)?(?:block:\s*\[(?P<block>[^\]\n]*)\],?\s*thread:\s*\[(?P<thread>[^\]\n]*)\]|global\s+id:\s*\[(?P<gid>[^\]\n]*)\],?\s*local\s+id:\s*\[(?P<lid>[^\]\n]*)\])\s*:?\s*Assertion\s*(?:failed:\s*)?(?:`(?P<cond>[^`\n]*)`)?"
+                r"{KFILE}:(?P<lno>\d+):\s*(?:(?P<func>(?:[^:\n]|::)*?):\s*)?(?:block:\s*\[(?P<block>[^\]\n]*)\],?\s*thread:\s*\[(?P<thread>[^\]\n]*)\]|global\s+id:\s*\[(?P<gid>[^\]\n]*)\],?\s*local\s+id:\s*\[(?P<lid>[^\]\n]*)\])\s*:?\s*Assertion\s*(?:failed:\s*)?(?:`(?P<cond>{NESTED})`(?P<failed>\s*failed)|`(?P<condo>[^`\n]*)`)?"
             )),
             kernel_hip: re(&format!(
                 r"{KFILE}:(?P<lno>\d+):\s*(?P<func>[^\n]*?):\s*Device-side assertion\s*`(?P<cond>[^'`\n]*)['`]\s*failed"
@@ -154,7 +159,7 @@ impl Patterns {
             kernel_partial: re(
                 r"(?:block|global\s+id):\s*\[[^\]\n]*\],?\s*(?:thread|local\s+id):\s*\[[^\]\n]*\]\s*:?\s*Assertion",
             ),
-            kernel_core: re(r"Assertion\s*(?:failed:\s*`(?P<cond2>[^`\n]*)`|`(?P<cond>[^`\n]*)`\s*failed)"),
+            kernel_core: re(&format!(r"Assertion\s*(?:failed:\s*`(?P<cond2>[^`\n]*)`|`(?P<cond>{NESTED})`\s*failed)")),
             head_ids: re(
                 r"(?:(?:block|global\s+id):\s*\[(?P<block>[\d,: ]*)\],?\s*)?(?:(?:thread|local\s+id):\s*)?\[(?P<thread>[\d,: ]*\d\s*,\s*\d[\d,: ]*)\]\s*:?\s*$",
             ),
