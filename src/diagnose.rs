@@ -72,6 +72,7 @@ impl<'a> Firsts<'a> {
                 dialect: h.dialect.to_string(),
                 site: None,
                 repeats: None,
+                offending: h.offending.clone(),
                 context: context_lines(&facts.host_context),
             }),
             (None, None) => None,
@@ -117,7 +118,14 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         probe: probe.as_ref(),
     });
     let echo_cells = distinct_cells(&echoes);
-    let notes = notes(&facts, verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+    let mut notes =
+        notes(&facts, verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+    if let Some(o) = other_errors.first().filter(|_| verdict == Verdict::OtherCudaError) {
+        if matches!(o.kind.as_str(), "launch_failure" | "illegal_address" | "hsa_exception") {
+            let text = Msg::NoteAssertWithoutLine.text(lang).to_string();
+            notes.push(Note { id: "assert_without_line".into(), text });
+        }
+    }
     let headline =
         headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), facts.unreadable.len(), lang);
 
@@ -244,7 +252,7 @@ fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
             let m = rs.site_rule(&s.first.site, s.first.site.name.as_deref());
             KernelSiteCount {
                 site: s.first.site.clone(),
-                count: s.count,
+                count: s.records(),
                 first: s.first.loc.at,
                 rule: m.map(|m| rs.rules[m.rule].id.to_string()),
                 category: m.map(|m| rs.rules[m.rule].category),
@@ -282,13 +290,14 @@ fn kernel_first_assert(k: &KernelHit, agg: Option<&SiteAgg>, facts: &Facts) -> F
         dialect: k.dialect.to_string(),
         site: Some(k.site.clone()),
         repeats: agg.map(|a| Repeats {
-            count: a.count,
+            count: a.records(),
             blocks: a.blocks.len() as u64,
             threads: a.threads.len() as u64,
             block_range: a.block_range,
             thread_range: a.thread_range,
             last_line: a.last_line,
         }),
+        offending: agg.and_then(|a| a.offending.clone()),
         context: context_lines(&facts.kernel_context),
     }
 }
@@ -809,6 +818,9 @@ fn headline(
             match (kernel, host) {
                 (Some(k), _) => Msg::HeadlineKernel
                     .fill(lang, &[("site", &site_label(k)), ("at", &location(lang, &k.loc.at)), ("cause", &cause)]),
+                (None, Some(h)) if h.dialect == "mps" => {
+                    Msg::HeadlineHostMps.fill(lang, &[("at", &location(lang, &h.loc.at)), ("cause", &cause)])
+                }
                 (None, Some(h)) => {
                     Msg::HeadlineHost.fill(lang, &[("at", &location(lang, &h.loc.at)), ("cause", &cause)])
                 }
@@ -853,8 +865,12 @@ fn notes(
     if facts.stats.bytes == 0 {
         add("empty_input", Msg::NoteEmpty.text(lang).to_string());
     }
-    if verdict == Verdict::DeviceAssert && kernel.is_none() {
-        let hip = host.is_some_and(|h| h.dialect == "hip_error");
+    let mps = host.is_some_and(|h| h.dialect == "mps");
+    if verdict == Verdict::DeviceAssert && kernel.is_none() && mps {
+        add("mps_check", Msg::NoteMpsCheck.text(lang).to_string());
+    } else if verdict == Verdict::DeviceAssert && kernel.is_none() {
+        // ROCm's error reads `HIP error: …`, also behind `torch.AcceleratorError:`.
+        let hip = host.is_some_and(|h| h.dialect == "hip_error" || h.quote.text.contains("HIP error"));
         if let Some(log) = &facts.runtime_log {
             add("runtime_log_without_kernel", Msg::NoteRuntimeLogWithoutKernel.fill(lang, &[("rows", &log.rows)]));
         } else if on_colab(facts) && !hip {

@@ -159,6 +159,11 @@ pub struct SiteAgg {
     pub last_line: u64,
     /// The record earliest in time, when the lines carry times and it is not `first`.
     pub earliest: Option<KernelHit>,
+    /// Records in a build's verbose form (`[CUDA_KERNEL_ASSERT] …: Assertion failed: …`), each
+    /// printed beside a standard record of the same thread.
+    pub verbose: u64,
+    /// The value and bound the first verbose record printed.
+    pub offending: Option<crate::report::Offending>,
 }
 
 /// The identity of a site: file name, line, function and condition.
@@ -175,10 +180,17 @@ impl SiteAgg {
             block_range: None,
             thread_range: None,
             earliest: None,
+            verbose: 0,
+            offending: None,
         };
         let (b, t, line) = (s.first.site.block, s.first.site.thread, s.last_line);
         s.add(b, t, line);
         s
+    }
+
+    /// The records printed, a verbose record and its standard twin counted once.
+    pub fn records(&self) -> u64 {
+        self.count - self.verbose.min(self.count - self.verbose)
     }
 
     pub fn add(&mut self, block: Option<[u32; 3]>, thread: Option<[u32; 3]>, line: u64) {
@@ -252,6 +264,8 @@ pub struct HostHit {
     /// The kernel source file the message names, when an old build names one
     /// (`… at …/THCUNN/generic/ClassNLLCriterion.cu:115`, `THCudaCheck FAIL file=…`).
     pub site: Option<KernelSite>,
+    /// The value the device refused and its bound, when the message says (Apple GPUs).
+    pub offending: Option<crate::report::Offending>,
 }
 
 /// A frame of a traceback as read.

@@ -351,6 +351,11 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
             w = width
         );
     }
+    if let Some(o) = &fa.offending {
+        let text =
+            Msg::ReportOffending.fill(l, &[("value", &short(&o.value, 40)), ("allowed", &short(&o.allowed, 120))]);
+        let _ = writeln!(out, "{:w$} {} {}", "", st.label("="), sanitize(&text), w = width);
+    }
 }
 
 /// Prose is wrapped at this many terminal columns.

@@ -249,8 +249,21 @@ pub struct FirstAssert {
     pub site: Option<KernelSite>,
     /// How many times the site was printed (one line per failing GPU thread).
     pub repeats: Option<Repeats>,
+    /// The value the device refused and what it had to be, when the output prints them (a
+    /// build's verbose kernel line, Apple GPUs' error).
+    pub offending: Option<Offending>,
     /// Lines around it.
     pub context: Vec<ContextLine>,
+}
+
+/// A value a device check refused, as printed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct Offending {
+    /// The value (`50260`).
+    pub value: String,
+    /// What it had to be (`0 <= index < 50257`).
+    pub allowed: String,
 }
 
 /// Where in PyTorch's sources an assertion fired, as the kernel printed it.

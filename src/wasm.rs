@@ -52,7 +52,7 @@ export interface Report {
   verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable";
   headline: string;
   first_assert: null | (Location & {
-    text: string; text_truncated: boolean; end_line: number | null;
+    text: string; text_truncated: boolean; end_line: number | null; offending: { value: string; allowed: string } | null;
     kind: "kernel_assert" | "dsa_report" | "host_error"; dialect: string;
     site: null | { file: string; line: number | null; function: string | null; name: string | null; condition: string | null; block: number[] | null; thread: number[] | null };
     repeats: null | { count: number; blocks: number; threads: number; block_range: number[][] | null; thread_range: number[][] | null; last_line: number };

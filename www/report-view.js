@@ -505,6 +505,12 @@ export class ReportView {
       label.append(text("span", "", this.label("view_failed_check", "")), text("code", "", cond));
       s.append(label);
     }
+    if (f.offending) {
+      const o = el("p", "fa-offending");
+      o.setAttribute("data-testid", "offending");
+      o.append(text("span", "", this.t("report_offending", { value: f.offending.value, allowed: f.offending.allowed })));
+      s.append(o);
+    }
     if (site) {
       const det = el("details", "fa-site");
       det.append(text("summary", "", this.t("view_site")));

@@ -10,7 +10,7 @@ use super::patterns::patterns;
 use crate::facts::HostKind;
 use crate::find::keywords::Keywords;
 use crate::re::Regex;
-use crate::report::KernelSite;
+use crate::report::{KernelSite, Offending};
 use std::sync::OnceLock;
 
 /// Every literal a branch of [`classify`] needs (a test keeps the list complete): a line with
@@ -22,6 +22,7 @@ const BRANCH_NEEDLES: &[&str] = &[
     "Triton Error",
     "Cuda failure",
     "rror:",
+    "AcceleratorError",
     "failed to synchronize",
     " warning:",
     "CUDA warning",
@@ -64,6 +65,8 @@ pub struct Parsed {
     pub exception: Option<String>,
     /// The source file (and line) the message names, as a kernel site without a condition.
     pub site: Option<KernelSite>,
+    /// The value the device refused and its bound, when the message says (Apple GPUs).
+    pub offending: Option<Offending>,
 }
 
 /// What stands in front of a printed error: the exception class, and whether it is a C++
@@ -103,6 +106,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
         dialect,
         exception: lead.exception,
         site: None,
+        offending: None,
     };
     if s.contains("THCudaCheck") {
         if let Some((c, lead)) = first_printed(&p.thcudacheck, s) {
@@ -162,6 +166,15 @@ pub fn classify(s: &str) -> Option<Parsed> {
             return Some(found(&c, lead, kind, dialect));
         }
     }
+    // Apple GPUs (PyTorch 2.10 and later): a Metal kernel's check is raised at the next sync as
+    // an `AcceleratorError` with the message alone, no "CUDA error".
+    if s.contains("AcceleratorError") {
+        if let Some((c, lead)) = first_printed(&p.mps_index, s) {
+            let (value, size) = (&c["value"], &c["size"]);
+            let offending = Offending { value: value.to_string(), allowed: format!("-{size} <= index < {size}") };
+            return Some(Parsed { offending: Some(offending), ..found(&c, lead, HostKind::DeviceAssert, "mps") });
+        }
+    }
     if s.contains("failed to synchronize") {
         if let Some((c, lead)) = first_printed(&p.sync_failed, s) {
             let kind = by_message(&c["msg"]);
@@ -199,6 +212,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
                 dialect: "python",
                 exception: lead.exception,
                 site: None,
+                offending: None,
             });
         }
     }

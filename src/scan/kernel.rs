@@ -12,7 +12,7 @@ use super::context::{judge, Context};
 use super::patterns::patterns;
 use crate::facts::SiteAgg;
 use crate::memo::same;
-use crate::report::KernelSite;
+use crate::report::{KernelSite, Offending};
 
 /// A kernel record found in a normalised segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +24,11 @@ pub struct Parsed {
     pub dialect: &'static str,
     /// The record's head is cut: no file (the record starts mid-head, or was torn).
     pub cut: bool,
+    /// A build's verbose form (`[CUDA_KERNEL_ASSERT] …: Assertion failed: `cond`: message`),
+    /// printed with `printf` beside the standard record of the same thread.
+    pub verbose: bool,
+    /// The value and bound its message gives (`Expected 0 <= index < n(50257), but got index = 50260`).
+    pub offending: Option<Offending>,
 }
 
 /// The dialect of a record read from its core, whose head was cut or torn.
@@ -57,7 +62,10 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
         let block = c.name("block").or_else(|| c.name("gid")).and_then(|m| triple(m.as_str()));
         let thread = c.name("thread").or_else(|| c.name("lid")).and_then(|m| triple(m.as_str()));
         let dialect = dialect(&file, function.as_deref(), translated, sycl);
+        let verbose = whole.as_str().contains("Assertion failed:");
         out.push(Parsed {
+            verbose,
+            offending: if verbose { offending(&norm[end..]) } else { None },
             start: whole.start(),
             end,
             site: KernelSite {
@@ -94,6 +102,8 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
                 },
                 dialect: "rocm",
                 cut: false,
+                verbose: false,
+                offending: None,
             });
         }
     }
@@ -146,7 +156,10 @@ fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
         } else {
             dialect(&file, head.function.as_deref(), false, false)
         };
+        let verbose = c.name("cond2").is_some();
         found.push(Parsed {
+            verbose,
+            offending: if verbose { offending(&norm[m.end()..]) } else { None },
             start,
             end: m.end(),
             site: KernelSite {
@@ -677,6 +690,43 @@ pub fn head_above(norm: &str, parsed: &[Parsed]) -> bool {
     parsed.first().is_some_and(|p| p.cut && norm[..p.start].trim().is_empty())
 }
 
+/// The value and bound in a verbose record's message, which follows its condition:
+/// `: Expected 0 <= index < ind_dim_size(50257), but got index = 50260` gives `50260` and
+/// `0 <= index < 50257` (a bound printed as `name(n)` or `name (n)` reads as its number).
+pub fn offending(msg: &str) -> Option<Offending> {
+    let rest = msg.trim_start().strip_prefix(':').unwrap_or(msg).trim_start();
+    let rest = rest.strip_prefix("Expected")?;
+    let (allowed, got) = rest.split_once(", but got")?;
+    let value = got.split_once('=').map_or(got, |(_, v)| v).trim();
+    let value: String = value.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+    if value.is_empty() || value == "-" {
+        return None;
+    }
+    Some(Offending { value, allowed: bound_numbers(allowed.trim()) })
+}
+
+/// `0 <= index < ind_dim_size(50257)` → `0 <= index < 50257`.
+fn bound_numbers(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')').map(|c| open + c) else { break };
+        let inner = &rest[open + 1..close];
+        let name_start =
+            rest[..open].trim_end().rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        let named = name_start < rest[..open].trim_end().len();
+        if named && !inner.is_empty() && inner.trim().chars().all(|c| c.is_ascii_digit() || c == '-') {
+            out.push_str(&rest[..name_start]);
+            out.push_str(inner.trim());
+        } else {
+            out.push_str(&rest[..=close]);
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Reads `x,y,z` (or `[x,y,z]`); torn records from interleaved threads (`60,0:115,0`) give
 /// `None`.
 pub fn triple(s: &str) -> Option<[u32; 3]> {
@@ -1025,5 +1075,32 @@ mod tests {
     fn torn_thread_ids_are_dropped_not_misread() {
         assert_eq!(triple("60,0:115,0"), None);
         assert_eq!(triple(" 1, 2 ,3"), Some([1, 2, 3]));
+    }
+
+    #[test]
+    fn a_verbose_record_gives_its_value_and_bound() {
+        let got = |m: &str| offending(m).map(|o| (o.value, o.allowed));
+        let s = |a: &str, b: &str| Some((a.to_string(), b.to_string()));
+        assert_eq!(
+            got(": Expected 0 <= index < ind_dim_size(50257), but got index = 50260"),
+            s("50260", "0 <= index < 50257")
+        );
+        assert_eq!(got(": Expected 0 <= idx_dim < index_size (5), but got idx_dim = -7"), s("-7", "0 <= idx_dim < 5"));
+        assert_eq!(
+            got(": Expected 0 <= index < self_dim_size(64), but got index = 70 trailing"),
+            s("70", "0 <= index < 64")
+        );
+        // A bound that is an expression, not a name's number, stays as printed.
+        assert_eq!(got(": Expected 0 <= i < (n + 1), but got i = 9"), s("9", "0 <= i < (n + 1)"));
+        // Messages without a value: none.
+        assert_eq!(got(": value cannot be safely converted without overflow: numel"), None);
+        assert_eq!(got(": Expected 0 <= i < 4, but got i = ?"), None);
+        // The parsed record says it is verbose, and carries them.
+        let v = parse("[CUDA_KERNEL_ASSERT] /p/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [1,0,0], thread: [2,0,0]: Assertion failed: `ind >=0`: Expected 0 <= index < n(9), but got index = 11", false);
+        assert_eq!(v.len(), 1);
+        assert!(v[0].verbose);
+        assert_eq!(v[0].offending.as_ref().map(|o| o.value.as_str()), Some("11"));
+        let v = parse("/p/IndexKernelUtils.cu:16: vectorized_gather_kernel: block: [1,0,0], thread: [2,0,0] Assertion `ind >=0` failed.", false);
+        assert!(!v[0].verbose && v[0].offending.is_none());
     }
 }

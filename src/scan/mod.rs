@@ -761,8 +761,10 @@ impl Scanner {
         let plain = || seg.len() == raw_len && norm == seg && buf[ls..ls + raw_len] == *seg.as_bytes();
         if let Some(p) = memo.repeat(&norm, translated) {
             self.kernel_memo = memo;
+            // (A verbose record is counted as one: the raw path only counts lines.)
+            let verbose = p.verbose;
             let site = self.kernel_hit(p, quote, loc, None);
-            if plain() {
+            if plain() && !verbose {
                 self.raw_memo.remember(&buf[ls..ls + raw_len], site);
             }
             return;
@@ -788,7 +790,7 @@ impl Scanner {
                 memo.remember(&norm, translated, &parsed);
                 self.kernel_memo = memo;
             }
-            let single = parsed.len() == 1 && self.kernel_memo.is_set() && plain();
+            let single = parsed.len() == 1 && !parsed[0].verbose && self.kernel_memo.is_set() && plain();
             // What the records leave of the line: a host error or a traceback glued to them.
             let (first, last) = (parsed[0].start, parsed[parsed.len() - 1].end);
             let outside = [&norm[..first], &norm[last..]];
@@ -944,7 +946,18 @@ impl Scanner {
     }
 
     /// Counts a record into its site; returns the site's index (`None` past [`MAX_SITES`]).
-    fn kernel_hit(&mut self, p: kernel::Parsed, text: &str, mut loc: Loc, end_line: Option<u64>) -> Option<usize> {
+    fn kernel_hit(&mut self, mut p: kernel::Parsed, text: &str, loc: Loc, end_line: Option<u64>) -> Option<usize> {
+        let (verbose, offending) = (p.verbose, p.offending.take());
+        let i = self.site_hit(p, text, loc, end_line)?;
+        let s = &mut self.facts.sites[i];
+        if verbose {
+            s.verbose += 1;
+            s.offending = s.offending.take().or(offending);
+        }
+        Some(i)
+    }
+
+    fn site_hit(&mut self, p: kernel::Parsed, text: &str, mut loc: Loc, end_line: Option<u64>) -> Option<usize> {
         self.facts.kernel_records += 1;
         loc.time = self.read_time(text);
         let key: SiteKey = (
@@ -995,6 +1008,7 @@ impl Scanner {
             exception: h.exception,
             traceback,
             site: h.site,
+            offending: h.offending,
         });
     }
 
@@ -1247,7 +1261,7 @@ impl Scanner {
             .as_deref()
             .and_then(kernel::short_function)
             .or(d.kernel.as_deref().and_then(kernel::short_function));
-        let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa", cut: false };
+        let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa", cut: false, verbose: false, offending: None };
         let first = self.facts.sites.is_empty();
         self.kernel_hit(p, &d.quote, loc, None);
         if first && !self.facts.sites.is_empty() {

@@ -36,6 +36,9 @@ pub struct Patterns {
     pub runtime_code: LazyRegex,
     /// `THCudaCheck FAIL file=... line=... error=59 : ...`
     pub thcudacheck: LazyRegex,
+    /// Apple GPUs' device check, raised at the next sync:
+    /// `AcceleratorError: index 1 is out of bounds for dimension 0 with size 1`.
+    pub mps_index: LazyRegex,
     /// Triton's launcher: `Triton Error [CUDA]: device-side assert triggered`.
     pub triton_error: LazyRegex,
     /// NCCL's `Cuda failure 710 'device-side assert triggered'` (older: no code).
@@ -171,6 +174,9 @@ impl Patterns {
             ),
             api_error: re(
                 r"(?P<api>CUDA driver|CUDA NVRTC|CUDA|Cuda|cuda|HIP|cuDNN Frontend|cuDNN|CuDNN|CUDNN|cuBLAS|CUBLAS|cuSOLVER|cusolver|cuSPARSE|cusparse) [Ee]rror:\s*(?P<msg>.*)",
+            ),
+            mps_index: re(
+                r"AcceleratorError:\s*(?P<msg>index (?P<value>-?\d+) is out of bounds for dimension (?P<dim>\d+) with size (?P<size>\d+))",
             ),
             triton_error: re(r"Triton Error \[(?:CUDA|HIP)\]:\s*(?P<msg>.*)"),
             cuda_failure: re(r"Cuda failure (?:(?P<code>\d+) )?'(?P<msg>[^'\n]*)'?"),
@@ -376,12 +382,23 @@ mod tests {
              "/x/Indexing.cpp", Some("operator()"), Some("srcIndex < srcSelectDimSize")),
             ("IndexKernel.cu:92:operator():block:[3356,0,0],thread:[86,0,0] Assertion failed.",
              "IndexKernel.cu", Some("operator()"), None),
+            // `_assert_async`'s messages (PyTorch 2.5 and later): backticks inside, or none at all.
+            ("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: _assert_async_cuda_kernel: block: [0,0,0], thread: [0,0,0] Assertion `probability tensor contains either `inf`, `nan` or element < 0` failed.",
+             "/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu", Some("_assert_async_cuda_kernel"), Some("probability tensor contains either `inf`, `nan` or element < 0")),
+            ("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: _assert_async_cuda_kernel: block: [0,0,0], thread: [0,0,0] Assertion `` failed.",
+             "/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu", Some("_assert_async_cuda_kernel"), Some("")),
+            // Two records glued: the first condition ends at its own `failed`.
+            ("/x/Loss.cu:1: f: block: [0,0,0], thread: [1,0,0] Assertion `a` failed./x/Loss.cu:1: f: block: [0,0,0], thread: [2,0,0] Assertion `b` failed.",
+             "/x/Loss.cu", Some("f"), Some("a")),
+            // A condition cut before its end keeps what is there.
+            ("/x/TensorCompare.cu:9: k: block: [0,0,0], thread: [0,0,0] Assertion `probability tensor contains either `inf`, `na",
+             "/x/TensorCompare.cu", Some("k"), Some("probability tensor contains either ")),
         ];
         for (line, file, func, cond) in cases {
             let c = p.kernel.captures(line).unwrap_or_else(|| panic!("no match: {line}"));
             assert_eq!(c.name("file").map(|m| m.as_str()), Some(file), "{line}");
             assert_eq!(c.name("func").map(|m| m.as_str()), func, "{line}");
-            assert_eq!(c.name("cond").map(|m| m.as_str()), cond, "{line}");
+            assert_eq!(c.name("cond").or_else(|| c.name("condo")).map(|m| m.as_str()), cond, "{line}");
         }
     }
 
