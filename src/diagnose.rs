@@ -886,7 +886,9 @@ fn notes(
         add("kernel_from_runtime_log", Msg::NoteKernelFromRuntimeLog.fill(lang, &[("line", &k.loc.at.line)]));
     }
     if verdict == Verdict::DeviceAssert && facts.dsa_hint && !facts.dsa_report {
-        add("dsa_needs_source_build", Msg::NoteDsa.text(lang).to_string());
+        let rocm = kernel.is_some_and(|k| k.dialect == "rocm")
+            || host.is_some_and(|h| h.dialect == "hip_error" || h.quote.text.contains("HIP error"));
+        add("dsa_needs_source_build", if rocm { Msg::NoteDsaRocm } else { Msg::NoteDsa }.text(lang).to_string());
     }
     if facts.sites.len() > 1 {
         add("several_sites", Msg::NoteSeveralSites.fill(lang, &[("n", &facts.sites.len())]));
