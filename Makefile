@@ -53,6 +53,7 @@ report: build
 	@for f in www/demo/*; do printf '\n\033[1m=== %s\033[0m\n' "$$f"; $(BIN) --color always "$$f" || true; done
 
 bench: build web
+	@bash scripts/ensure-tools.sh chromium npm ripgrep
 	@bash scripts/bench.sh
 	@bash scripts/bench-boundary.sh
 	$(CARGO) bench --locked --bench stages

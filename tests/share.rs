@@ -121,6 +121,30 @@ fn the_personal_case_before_and_after() {
     assert!(hidden.markdown.contains("site-packages/torch/distributed/rendezvous.py:88"), "the evidence path stays");
 }
 
+#[test]
+fn host_names_in_every_shape_are_hidden() {
+    let open = shared("tests/share", "hosts.log", Lang::En, false).markdown;
+    let hidden = shared("tests/share", "hosts.log", Lang::En, true);
+    // A logger's key=value line, a Slurm node list, a pod, a cloud instance name, a prompt, a
+    // pdsh prefix: each is in the report unredacted, and none survives redaction.
+    for private in [
+        "zhang.wei@example.com",
+        "gpu-node-17",
+        "internal.example.org",
+        "10.42.7.19",
+        "gpu[01-04]",
+        "trainer-7d9f8c6b5d-x2kqp",
+        "ip-10-0-0-7",
+    ] {
+        assert!(open.contains(private), "the unredacted report shows `{private}`:\n{open}");
+        assert!(!hidden.markdown.contains(private), "`{private}` survived redaction:\n{}", hidden.markdown);
+    }
+    // A launcher's role stays, and so does the line it prefixes.
+    assert!(hidden.markdown.contains("worker-3: step 10 loss 2.31"), "{}", hidden.markdown);
+    assert!(hidden.markdown.contains("<host>: ../aten/src/ATen/native/cuda/Loss.cu:250"), "{}", hidden.markdown);
+    assert!(hidden.hidden.unwrap().of("host") >= 5);
+}
+
 const CASES: &[(&str, &str)] = &[
     ("tests/share", "personal.log"),
     ("tests/cases", "colab-echoes.ipynb"),
