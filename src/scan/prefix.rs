@@ -14,6 +14,7 @@
 
 use super::context::{judge, Context};
 use super::patterns::{patterns, Patterns};
+use super::Scanner;
 
 /// Takes the known prefixes off `s` (up to six, nested).
 pub fn strip_known(s: &str) -> &str {
@@ -121,6 +122,61 @@ impl Learned {
         }
         // The prefix was learned from whole characters, so `i` ends one.
         line.get(i..)
+    }
+}
+
+/// The scanner's prefix state: the prefix learned from the last traceback line that showed one,
+/// taken off the lines that follow it.
+impl Scanner {
+    /// `s` without its known prefixes and the one learned from the lines before, learning
+    /// a new one when the line's structure shows where its prefix ends.
+    pub(super) fn strip_prefix<'a>(&mut self, s: &'a str) -> &'a str {
+        let known = strip_known(s);
+        if self.p.tb_anchors.find(known.as_bytes()).is_some() {
+            self.learn_prefix(known);
+        }
+        self.learned.as_ref().and_then(|l| l.strip(known)).unwrap_or(known)
+    }
+
+    fn learn_prefix(&mut self, line: &str) {
+        let at = match line.find("Traceback (most recent call last)") {
+            Some(k) => k,
+            None => match line.find("File \"") {
+                Some(k) if self.p.frame_std.is_match(&line[k..]) => k,
+                _ => return,
+            },
+        };
+        // A rich box's border is no part of the prefix, nor is the exception's name IPython
+        // puts in front of its header.
+        let at = line[..at].find(|c: char| ('\u{2500}'..='\u{257f}').contains(&c)).unwrap_or(at);
+        let head = line[..at].trim_end();
+        let name =
+            head.len() - head.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.').len();
+        let at = if name > 0 && super::context::is_exception_name(&head[head.len() - name..]) {
+            head.len() - name
+        } else {
+            at
+        };
+        if at > 0 {
+            if let Some(l) = Learned::new(&line[..at]) {
+                if self.learned.as_ref() != Some(&l) {
+                    // Lines inert under one prefix may not be under another.
+                    self.learned_generation += 1;
+                    self.inert.clear();
+                }
+                self.learned = Some(l);
+            }
+        }
+    }
+
+    /// Forgets the learned prefix. The lines found inert stay so unless one was learned: what
+    /// makes a line change nothing (no reader takes it, or what it adds is at its limit) holds
+    /// in every cell and output, so a warning printed in every cell is read once.
+    pub(super) fn forget_prefix(&mut self) {
+        if self.learned.take().is_some() {
+            self.learned_generation += 1;
+            self.inert.clear();
+        }
     }
 }
 
