@@ -30,23 +30,22 @@ pub enum Context {
     Quoted,
 }
 
-std::thread_local! {
-    /// Set while a reader's "treat it as the error" analysis runs (see [`counting_quoted`]).
-    static COUNT_QUOTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// How the readers judge a record: by the text around it ([`judge`]), or every record as
+/// printed when the reader asked that what reads as quoted be taken as the error
+/// (`Options::count_quoted`). The scanner holds one and hands it to every reader it calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Judge {
+    pub count_quoted: bool,
 }
 
-/// While the guard lives, every record on this thread counts as printed: the reader asked that
-/// what reads as quoted be taken as the error (`Options::count_quoted`).
-pub(crate) fn counting_quoted(on: bool) -> CountingQuoted {
-    CountingQuoted(COUNT_QUOTED.replace(on))
-}
-
-/// Restores the judgement as it was before [`counting_quoted`].
-pub(crate) struct CountingQuoted(bool);
-
-impl Drop for CountingQuoted {
-    fn drop(&mut self) {
-        COUNT_QUOTED.set(self.0);
+impl Judge {
+    /// [`judge`], unless every record counts.
+    pub fn judge(self, before: &str, after: &str) -> Context {
+        if self.count_quoted {
+            Context::Printed
+        } else {
+            judge(before, after)
+        }
     }
 }
 
@@ -58,9 +57,6 @@ const NEAR: usize = 2048;
 /// Judges a record from the text of its line before it (`before`) and after it (`after`),
 /// of which it reads the [`NEAR`] bytes next to the record.
 pub fn judge(before: &str, after: &str) -> Context {
-    if COUNT_QUOTED.get() {
-        return Context::Printed;
-    }
     let mut from = before.len().saturating_sub(NEAR);
     while !before.is_char_boundary(from) {
         from += 1;

@@ -112,7 +112,7 @@ impl Scanner {
             return;
         }
 
-        let parsed = kernel::parse(&norm, translated);
+        let parsed = kernel::parse(&norm, translated, self.judge);
         let partial = kernel::needs_next(&norm, &parsed) || kernel::head_above(&norm, &parsed);
         if partial && self.wrap.is_none() {
             // The record continues on the next line (or started on the previous ones).
@@ -211,13 +211,13 @@ impl Scanner {
         self.notes(stripped, seg, loc);
     }
 
-    /// [`host::classify`], which reads nothing but the line (and the scan's `count_quoted`),
+    /// [`host::classify`], which reads nothing but the line (and the scanner's judge),
     /// remembered for the last few lines: an error echoed in every later cell is read once.
     fn classify_host(&mut self, s: &str) -> Option<host::Parsed> {
         if let Some(h) = self.host_memo.get(s.as_bytes()) {
             return h.clone();
         }
-        let h = host::classify(s);
+        let h = host::classify(s, self.judge);
         self.host_memo.keep(s.as_bytes(), h.clone());
         h
     }

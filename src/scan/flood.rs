@@ -433,7 +433,10 @@ fn plain_triple(b: &[u8]) -> Option<(Option<[u32; 3]>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::kernel::parse;
+
+    fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
+        crate::scan::kernel::parse(norm, translated, crate::scan::context::Judge::default())
+    }
 
     #[test]
     fn plain_triple_reads_ids_as_triple_does() {

@@ -5,7 +5,7 @@
 //! NCCL's `Cuda failure 710 '…'`, a bare `device-side assert triggered`) wherever it sits in the
 //! line; [`context::judge`] decides from the text around it whether it was printed or quoted.
 
-use super::context::{judge, Context};
+use super::context::{Context, Judge};
 use super::patterns::patterns;
 use crate::facts::HostKind;
 use crate::find::keywords::Keywords;
@@ -77,9 +77,9 @@ struct Lead {
 }
 
 /// The lead of the error at `[start, end)` of `s`, when the error was printed (not quoted).
-fn printed(s: &str, start: usize, end: usize) -> Option<Lead> {
+fn printed(s: &str, start: usize, end: usize, j: Judge) -> Option<Lead> {
     let before = &s[..start];
-    if judge(before, &s[end..]) == Context::Quoted {
+    if j.judge(before, &s[end..]) == Context::Quoted {
         return None;
     }
     let exception = patterns().exception_lead.captures(before).map(|c| c["exc"].to_string());
@@ -88,16 +88,16 @@ fn printed(s: &str, start: usize, end: usize) -> Option<Lead> {
 
 /// The first match of `re` in `s` that was printed: its captures and lead. The words after
 /// the error count from its message on (a form's `msg` group runs to the end of the line).
-fn first_printed<'s>(re: &Regex, s: &'s str) -> Option<(crate::re::Captures<'s>, Lead)> {
+fn first_printed<'s>(re: &Regex, s: &'s str, j: Judge) -> Option<(crate::re::Captures<'s>, Lead)> {
     re.captures_iter(s).find_map(|c| {
         let m = c.get(0)?;
         let after = c.name("msg").map_or(m.end(), |g| g.start());
-        printed(s, m.start(), after).map(|lead| (c, lead))
+        printed(s, m.start(), after, j).map(|lead| (c, lead))
     })
 }
 
 /// Finds the host error in a line (logger and launcher prefixes may still be on it).
-pub fn classify(s: &str) -> Option<Parsed> {
+pub fn classify(s: &str, j: Judge) -> Option<Parsed> {
     let p = patterns();
     needles().find(s.as_bytes())?;
     let found = |c: &crate::re::Captures<'_>, lead: Lead, kind: HostKind, dialect: &'static str| Parsed {
@@ -109,7 +109,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
         offending: None,
     };
     if s.contains("THCudaCheck") {
-        if let Some((c, lead)) = first_printed(&p.thcudacheck, s) {
+        if let Some((c, lead)) = first_printed(&p.thcudacheck, s, j) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
             let site =
                 KernelSite { file: c["file"].to_string(), line: c["line"].parse().ok(), ..KernelSite::default() };
@@ -117,7 +117,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
         }
     }
     if s.contains("untime error (") {
-        if let Some((c, lead)) = first_printed(&p.runtime_code, s) {
+        if let Some((c, lead)) = first_printed(&p.runtime_code, s, j) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
             // `… device-side assert triggered at /x/THCUNN/generic/ClassNLLCriterion.cu:115`
             let site = c.name("file").map(|f| KernelSite {
@@ -129,13 +129,13 @@ pub fn classify(s: &str) -> Option<Parsed> {
         }
     }
     if s.contains("Triton Error") {
-        if let Some((c, lead)) = first_printed(&p.triton_error, s) {
+        if let Some((c, lead)) = first_printed(&p.triton_error, s, j) {
             let kind = by_message(&c["msg"]);
             return Some(found(&c, lead, kind, "triton_error"));
         }
     }
     if s.contains("Cuda failure") {
-        if let Some((c, lead)) = first_printed(&p.cuda_failure, s) {
+        if let Some((c, lead)) = first_printed(&p.cuda_failure, s, j) {
             let kind = match c.name("code").and_then(|m| m.as_str().parse().ok()) {
                 Some(code) => by_code(code, &c["msg"]),
                 None => by_message(&c["msg"]),
@@ -144,7 +144,7 @@ pub fn classify(s: &str) -> Option<Parsed> {
         }
     }
     if s.contains("rror:") {
-        if let Some((c, lead)) = first_printed(&p.api_error, s) {
+        if let Some((c, lead)) = first_printed(&p.api_error, s, j) {
             let api = &c["api"];
             let kind = match api.to_ascii_lowercase().as_str() {
                 "cudnn" | "cudnn frontend" => HostKind::Other("cudnn"),
@@ -169,43 +169,43 @@ pub fn classify(s: &str) -> Option<Parsed> {
     // Apple GPUs (PyTorch 2.10 and later): a Metal kernel's check is raised at the next sync as
     // an `AcceleratorError` with the message alone, no "CUDA error".
     if s.contains("AcceleratorError") {
-        if let Some((c, lead)) = first_printed(&p.mps_index, s) {
+        if let Some((c, lead)) = first_printed(&p.mps_index, s, j) {
             let (value, size) = (&c["value"], &c["size"]);
             let offending = Offending { value: value.to_string(), allowed: format!("-{size} <= index < {size}") };
             return Some(Parsed { offending: Some(offending), ..found(&c, lead, HostKind::DeviceAssert, "mps") });
         }
     }
     if s.contains("failed to synchronize") {
-        if let Some((c, lead)) = first_printed(&p.sync_failed, s) {
+        if let Some((c, lead)) = first_printed(&p.sync_failed, s, j) {
             let kind = by_message(&c["msg"]);
             return Some(found(&c, lead, kind, "sync_failed"));
         }
     }
     if s.contains(" warning:") || s.contains("CUDA warning") || s.contains("HIP warning") {
-        if let Some((c, lead)) = first_printed(&p.api_warning, s) {
+        if let Some((c, lead)) = first_printed(&p.api_warning, s, j) {
             let kind = by_message(&c["msg"]);
             return Some(found(&c, lead, kind, "cuda_warning"));
         }
     }
     if s.contains("cudaError") || s.contains("hipError") || s.contains("CUDA_ERROR_") {
-        if let Some((c, lead)) = first_printed(&p.error_name, s) {
+        if let Some((c, lead)) = first_printed(&p.error_name, s, j) {
             let kind = by_name(&c["name"]);
             return Some(found(&c, lead, kind, "error_name"));
         }
     }
     if s.contains("out of memory") {
-        if let Some((c, lead)) = first_printed(&p.oom, s) {
+        if let Some((c, lead)) = first_printed(&p.oom, s, j) {
             return Some(found(&c, lead, HostKind::Other("out_of_memory"), "cuda_error"));
         }
     }
     if s.contains("NCCL") || s.contains("nccl") || s.contains("Watchdog caught") {
-        if let Some((c, lead)) = first_printed(&p.nccl, s) {
+        if let Some((c, lead)) = first_printed(&p.nccl, s, j) {
             return Some(found(&c, lead, HostKind::Other("nccl"), "nccl"));
         }
     }
     for &(needle, kind) in PYTHON_ERRORS {
         if let Some(i) = s.find(needle) {
-            let lead = printed(s, i, i + needle.len())?;
+            let lead = printed(s, i, i + needle.len(), j)?;
             return Some(Parsed {
                 start: i,
                 kind: HostKind::Other(kind),
@@ -217,21 +217,21 @@ pub fn classify(s: &str) -> Option<Parsed> {
         }
     }
     if s.contains("HSA_STATUS_ERROR") {
-        if let Some((c, lead)) = first_printed(&p.hsa, s) {
+        if let Some((c, lead)) = first_printed(&p.hsa, s, j) {
             return Some(found(&c, lead, HostKind::Other("hsa_exception"), "rocm"));
         }
     }
     // The core of a device-side assert in a shape none of the forms above reads: it counts
     // (the report says it could not place it), unless it is quoted.
     if s.contains("device-side assert") {
-        if let Some((c, lead)) = first_printed(&p.assert_core, s) {
+        if let Some((c, lead)) = first_printed(&p.assert_core, s, j) {
             return Some(found(&c, lead, HostKind::DeviceAssert, UNPARSED));
         }
     }
     // A browser's machine translation of the host line (`CUDA 错误：触发了设备端断言`); the
     // translated words for "assert" reach here as ` Assertion` (`normalize`).
     if s.contains("设备") {
-        if let Some((c, lead)) = first_printed(&p.assert_core_zh, s) {
+        if let Some((c, lead)) = first_printed(&p.assert_core_zh, s, j) {
             return Some(found(&c, lead, HostKind::DeviceAssert, "translated"));
         }
     }
@@ -317,6 +317,11 @@ pub fn by_message(msg: &str) -> HostKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines judged by their context (no "treat it as the error").
+    fn classify(s: &str) -> Option<Parsed> {
+        super::classify(s, Judge::default())
+    }
 
     /// Every literal `classify` looks for is in `BRANCH_NEEDLES` (or `PYTHON_ERRORS`): a
     /// branch whose literal were missing would never run.

@@ -8,7 +8,7 @@
 //! its head is still a record: its condition names the rule. Whether it was printed or quoted
 //! is decided by [`context::judge`].
 
-use super::context::{judge, Context};
+use super::context::{Context, Judge};
 use super::patterns::patterns;
 use crate::report::{KernelSite, Offending};
 
@@ -36,7 +36,7 @@ pub const CUT: &str = "cut";
 ///
 /// `translated` tells that the original text was machine-translated (the condition is lost in
 /// translation and the dialect says so).
-pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
+pub fn parse(norm: &str, translated: bool, j: Judge) -> Vec<Parsed> {
     if !norm.contains("ssert") {
         return Vec::new();
     }
@@ -50,7 +50,7 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
         // A record ends at its condition's closing backtick (the pattern reads on to `failed`
         // to find which backtick closes a condition that holds some).
         let end = c.name("failed").map_or(whole.end(), |f| f.start());
-        if judge(&norm[..whole.start()], &norm[end..]) == Context::Quoted {
+        if j.judge(&norm[..whole.start()], &norm[end..]) == Context::Quoted {
             continue;
         }
         let file = clean_file(&c["file"]);
@@ -80,7 +80,7 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
         });
     }
     if norm.contains("Assertion") {
-        cores(norm, translated, &mut out);
+        cores(norm, translated, j, &mut out);
     }
     if out.is_empty() && norm.contains("Device-side assertion") {
         for c in p.kernel_hip.captures_iter(norm) {
@@ -110,7 +110,7 @@ pub fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
 
 /// Adds the records that only their core shows (``Assertion `…` failed`` outside every whole
 /// record of `out`), with what is left of their heads.
-fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
+fn cores(norm: &str, translated: bool, j: Judge, out: &mut Vec<Parsed>) {
     let p = patterns();
     let whole: Vec<(usize, usize)> = out.iter().map(|r| (r.start, r.end)).collect();
     let mut found: Vec<Parsed> = Vec::new();
@@ -136,7 +136,7 @@ fn cores(norm: &str, translated: bool, out: &mut Vec<Parsed>) {
             continue;
         }
         let start = from + head.start;
-        if judge(&norm[..start], &norm[m.end()..]) == Context::Quoted {
+        if j.judge(&norm[..start], &norm[m.end()..]) == Context::Quoted {
             continue;
         }
         let condition = c.name("cond").or_else(|| c.name("cond2")).map(|m| collapse_ws(m.as_str()));
@@ -404,6 +404,11 @@ pub fn short_function(f: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records judged by their context (no "treat it as the error").
+    fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
+        super::parse(norm, translated, Judge::default())
+    }
 
     #[test]
     fn short_names() {

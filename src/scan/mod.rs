@@ -81,8 +81,9 @@ fn keywords() -> &'static Keywords {
 /// Reads text and records facts. Feed it bytes; tell it where cells and outputs start.
 pub struct Scanner {
     facts: Facts,
-    /// Whether what reads as quoted counts as printed (`Options::count_quoted`).
-    count_quoted: bool,
+    /// How the readers judge a record: by its context, or as printed whatever it reads like
+    /// (`Options::count_quoted`).
+    judge: context::Judge,
     rs: &'static RuleSet,
     p: &'static Patterns,
     kw: &'static Keywords,
@@ -134,7 +135,7 @@ impl Scanner {
     pub fn new() -> Scanner {
         Scanner {
             facts: Facts::default(),
-            count_quoted: false,
+            judge: context::Judge::default(),
             rs: ruleset(),
             p: patterns(),
             kw: keywords(),
@@ -168,14 +169,13 @@ impl Scanner {
     /// Counts what reads as quoted (in code, advice, a question) as printed: the reader's
     /// "treat it as the error". Call it before feeding anything.
     pub fn count_quoted(&mut self, on: bool) {
-        self.count_quoted = on;
+        self.judge = context::Judge { count_quoted: on };
         self.host_memo.clear();
     }
 
     /// Starts a notebook cell: line numbers restart at 1.
     pub fn begin_cell(&mut self, index: u32, execution_count: Option<i64>) {
         // The last line of the output before, without its newline, is read now.
-        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         self.forget_block();
         self.cell = Some(index);
@@ -186,7 +186,6 @@ impl Scanner {
 
     /// Starts an output of the current cell: line numbers go on from the previous output.
     pub fn begin_output(&mut self, index: u32) {
-        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         self.output = Some(index);
         self.forget_prefix();
@@ -196,7 +195,6 @@ impl Scanner {
     /// in run order: each row numbered with its line in the log, its places marked as the
     /// log's. The input's own counts (bytes, lines) leave the log out.
     pub fn runtime_log(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row]) {
-        let _quoted = context::counting_quoted(self.count_quoted);
         self.end_block();
         let saved = (self.cell, self.output, self.exec, self.line, self.facts.stats.bytes, self.order);
         self.forget_block();
@@ -217,7 +215,6 @@ impl Scanner {
 
     /// Reads a runtime log that is the whole input: its rows oldest first, each at its line.
     pub fn log_as_input(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row], bytes: u64) {
-        let _quoted = context::counting_quoted(self.count_quoted);
         self.read_rows(rows);
         self.facts.stats.bytes = bytes;
         // Listed newest first: "first" is the earliest, as for any log read backwards.
@@ -269,7 +266,6 @@ impl Scanner {
 
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
     pub fn feed(&mut self, data: &[u8]) {
-        let _quoted = context::counting_quoted(self.count_quoted);
         // A block at a time, so that what the reading leaves to do (the UTF-8 check where a
         // byte was not plain ASCII) finds it in the cache.
         for block in blocks(data) {
@@ -280,7 +276,6 @@ impl Scanner {
 
     /// Reads text.
     pub fn feed_str(&mut self, text: &str) {
-        let _quoted = context::counting_quoted(self.count_quoted);
         for block in blocks(text.as_bytes()) {
             self.feed_bytes(block);
         }
@@ -288,7 +283,6 @@ impl Scanner {
 
     /// Ends the input and returns what was found.
     pub fn finish(mut self) -> Facts {
-        let _quoted = context::counting_quoted(self.count_quoted);
         if !self.utf8_tail.is_empty() {
             // The input ended in the middle of a character.
             self.facts.stats.lossy_utf8 = true;

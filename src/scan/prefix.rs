@@ -12,7 +12,7 @@
 //!   change from line to line (times, pids, ranks, line numbers) and the width of inner runs of
 //!   spaces.
 
-use super::context::{judge, Context};
+use super::context::{Context, Judge};
 use super::patterns::{patterns, Patterns};
 use super::Scanner;
 
@@ -71,9 +71,9 @@ pub struct Learned {
 impl Learned {
     /// Learns `prefix`, the text in front of a traceback's structure on a line; `None` when
     /// it is no prefix (empty, long, or words that quote rather than print).
-    pub fn new(prefix: &str) -> Option<Learned> {
+    pub fn new(prefix: &str, j: Judge) -> Option<Learned> {
         let body = prefix.trim_end_matches(' ');
-        if body.trim().is_empty() || prefix.len() > MAX_LEARNED || judge(prefix, "") == Context::Quoted {
+        if body.trim().is_empty() || prefix.len() > MAX_LEARNED || j.judge(prefix, "") == Context::Quoted {
             return None;
         }
         let mut toks = Vec::new();
@@ -158,7 +158,7 @@ impl Scanner {
             at
         };
         if at > 0 {
-            if let Some(l) = Learned::new(&line[..at]) {
+            if let Some(l) = Learned::new(&line[..at], self.judge) {
                 if self.learned.as_ref() != Some(&l) {
                     // Lines inert under one prefix may not be under another.
                     self.learned_generation += 1;
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_learned_prefix_ignores_digits_and_keeps_indentation() {
-        let l = Learned::new("Mar 01 10:00:01 gpu-box python3[2211]: ").unwrap();
+        let l = Learned::new("Mar 01 10:00:01 gpu-box python3[2211]: ", Judge::default()).unwrap();
         assert_eq!(
             l.strip("Mar 01 10:00:02 gpu-box python3[2211]:   File \"x.py\", line 3"),
             Some("  File \"x.py\", line 3")
@@ -201,24 +201,24 @@ mod tests {
         assert_eq!(l.strip("Mar 01 10:00:02 other-box python3[2211]: x"), None);
         // Learned from a frame line, the indentation is part of what was seen: up to that much
         // is taken, the rest stays.
-        let l = Learned::new("worker-0:   ").unwrap();
+        let l = Learned::new("worker-0:   ", Judge::default()).unwrap();
         assert_eq!(l.strip("worker-0: RuntimeError: y"), Some("RuntimeError: y"));
         assert_eq!(l.strip("worker-0:     loss = f(x)"), Some("  loss = f(x)"));
         // Padded columns.
-        let l = Learned::new("    99  ").unwrap();
+        let l = Learned::new("    99  ", Judge::default()).unwrap();
         assert_eq!(l.strip("   100  Traceback"), Some("Traceback"));
-        let l = Learned::new("[default0]:").unwrap();
+        let l = Learned::new("[default0]:", Judge::default()).unwrap();
         assert_eq!(l.strip("[default1]:  File \"a.py\""), Some("  File \"a.py\""));
-        let l = Learned::new("训练日志 ").unwrap();
+        let l = Learned::new("训练日志 ", Judge::default()).unwrap();
         assert_eq!(l.strip("训练日志 x"), Some("x"));
     }
 
     #[test]
     fn not_every_text_is_a_prefix() {
-        assert!(Learned::new("").is_none());
-        assert!(Learned::new("   ").is_none());
-        assert!(Learned::new(&"x".repeat(200)).is_none());
-        assert!(Learned::new("print(\"").is_none());
-        assert!(Learned::new("If you see ").is_none());
+        assert!(Learned::new("", Judge::default()).is_none());
+        assert!(Learned::new("   ", Judge::default()).is_none());
+        assert!(Learned::new(&"x".repeat(200), Judge::default()).is_none());
+        assert!(Learned::new("print(\"", Judge::default()).is_none());
+        assert!(Learned::new("If you see ", Judge::default()).is_none());
     }
 }

@@ -63,7 +63,7 @@ impl Scanner {
         }
         w.before = rest.take(facts::CONTEXT).map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
         w.before.reverse();
-        let mut parsed = kernel::parse(&w.norm, w.translated);
+        let mut parsed = kernel::parse(&w.norm, w.translated, self.judge);
         if w.lines > 1 && parsed.first().is_none_or(|p| p.cut) {
             // The lines above did not give the record its head: it stands on its own.
             w = Wrap {
@@ -74,7 +74,7 @@ impl Scanner {
                 translated,
                 before: w.before,
             };
-            parsed = kernel::parse(&w.norm, w.translated);
+            parsed = kernel::parse(&w.norm, w.translated, self.judge);
         }
         if !parsed.is_empty() && !kernel::needs_next(&w.norm, &parsed) {
             self.finish_wrap(w, parsed, Some(loc.at.line));
@@ -88,7 +88,7 @@ impl Scanner {
     pub(super) fn continue_wrap(&mut self, display: &str, loc: Loc) -> bool {
         let w = self.wrap.as_mut().expect("a wrap");
         let norm = normalise(display);
-        if kernel::parse(&norm, w.translated).first().is_some_and(|p| p.start == 0 && !p.cut) {
+        if kernel::parse(&norm, w.translated, self.judge).first().is_some_and(|p| p.start == 0 && !p.cut) {
             // The next line is a record of its own: the wrapped one ends here.
             self.flush_wrap();
             return false;
@@ -96,7 +96,7 @@ impl Scanner {
         w.norm.push_str(&norm);
         w.quote.push_str(display);
         w.lines += 1;
-        let parsed = kernel::parse(&w.norm, w.translated);
+        let parsed = kernel::parse(&w.norm, w.translated, self.judge);
         if !parsed.is_empty() && !kernel::needs_next(&w.norm, &parsed) {
             let w = self.wrap.take().expect("a wrap");
             self.finish_wrap(w, parsed, Some(loc.at.line));
@@ -111,7 +111,7 @@ impl Scanner {
     /// Ends a wrap that did not complete: records what it holds, if anything.
     pub(super) fn flush_wrap(&mut self) {
         if let Some(w) = self.wrap.take() {
-            let parsed = kernel::parse(&w.norm, w.translated);
+            let parsed = kernel::parse(&w.norm, w.translated, self.judge);
             if !parsed.is_empty() {
                 let end = w.start.at.line + u64::from(w.lines) - 1;
                 self.finish_wrap(w, parsed, Some(end));
