@@ -75,6 +75,7 @@ pub mod view;
 pub mod wasm;
 
 mod checklist;
+mod code;
 mod diagnose;
 mod order;
 mod pipeline;

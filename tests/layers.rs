@@ -31,10 +31,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("input", 2),
     // 3: the rules (data, and the choice of a cause).
     ("rules", 3),
-    // 4: the texts, the scanner, the checks on a notebook's cells.
+    // 4: the texts, the scanner, the checks on a notebook's cells, reading Python source.
     ("text", 4),
     ("scan", 4),
     ("checks", 4),
+    ("code", 4),
     // 5: from facts to a report.
     ("diagnose", 5),
     ("checklist", 5),

@@ -46,6 +46,18 @@ pub const RAISED: f32 = 0.5;
 /// that asserted is the one that reads it, so it stands below a frame and above a source line.
 pub const CHECK: f32 = 0.65;
 
+/// Weights of source lines, multiplying [`CODE`]: the line of the frame that ran the op (in
+/// PyTorch's own innermost frame it counts as much as the frame itself)...
+pub const CODE_OP_LINE: f32 = 1.25;
+/// ... the lines of the other frames ...
+pub const CODE_FRAME_LINE: f32 = 1.0;
+/// ... the lines a traceback shows around a frame's line ...
+pub const CODE_AROUND: f32 = 0.8;
+/// ... the source of the cell that raised the error ...
+pub const CODE_FAILING_CELL: f32 = 0.7;
+/// ... and the source of the cells that ran before it.
+pub const CODE_EARLIER_CELL: f32 = 0.45;
+
 /// The compiled rules.
 pub struct RuleSet {
     /// The rule definitions.

@@ -1,0 +1,96 @@
+//! The facts as the report's types: sites, the first assert, frames, where Python raised.
+
+use super::*;
+
+/// Every distinct assertion site, with the rule that explains it.
+pub(super) fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
+    let rs = ruleset();
+    facts
+        .sites
+        .iter()
+        .map(|s| {
+            let m = rs.site_rule(&s.first.site, s.first.site.name.as_deref());
+            KernelSiteCount {
+                site: s.first.site.clone(),
+                count: s.records(),
+                first: s.first.loc.at,
+                rule: m.map(|m| rs.rules[m.rule].id.to_string()),
+                category: m.map(|m| rs.rules[m.rule].category),
+            }
+        })
+        .collect()
+}
+
+pub(super) fn input_summary(facts: &Facts, format: &str) -> InputSummary {
+    InputSummary {
+        format: format.to_string(),
+        bytes: facts.stats.bytes,
+        lines: facts.stats.lines,
+        cells: facts.cell_count,
+        lossy_utf8: facts.stats.lossy_utf8,
+        nul_bytes: facts.stats.nul_bytes,
+        long_lines: facts.stats.long_lines,
+        runtime_log: facts.runtime_log.map(|l| RuntimeLogSummary {
+            form: l.form.to_string(),
+            rows: l.rows,
+            total: l.total,
+            newest_first: l.newest_first,
+        }),
+        unreadable_cells: facts.unreadable.clone(),
+    }
+}
+
+pub(super) fn kernel_first_assert(k: &KernelHit, agg: Option<&SiteAgg>, facts: &Facts) -> FirstAssert {
+    FirstAssert {
+        text: k.quote.text.clone(),
+        text_truncated: k.quote.truncated,
+        at: k.loc.at,
+        end_line: k.end_line,
+        kind: if k.dialect == "dsa" { AssertKind::DsaReport } else { AssertKind::KernelAssert },
+        dialect: k.dialect.to_string(),
+        site: Some(k.site.clone()),
+        repeats: agg.map(|a| Repeats {
+            count: a.records(),
+            blocks: a.blocks.len() as u64,
+            threads: a.threads.len() as u64,
+            block_range: a.block_range,
+            thread_range: a.thread_range,
+            last_line: a.last_line,
+        }),
+        offending: agg.and_then(|a| a.offending.clone()),
+        context: context_lines(&facts.kernel_context),
+    }
+}
+
+pub(super) fn context_lines(v: &[(u64, String)]) -> Vec<ContextLine> {
+    v.iter().map(|(line, text)| ContextLine { line: *line, text: text.clone() }).collect()
+}
+
+pub(super) fn kind_id(k: HostKind) -> &'static str {
+    match k {
+        HostKind::DeviceAssert => "device_assert",
+        HostKind::Other(o) => o,
+    }
+}
+
+pub(super) fn frame(f: &TbFrame) -> Frame {
+    let user = !f.path.is_empty() && !is_library(&f.path);
+    Frame {
+        file: f.path.clone(),
+        line: f.line,
+        function: f.func.clone(),
+        code: f.code.as_ref().map(|c| c.0.clone()),
+        user,
+        library: if user { None } else { library_name(&f.path) },
+    }
+}
+
+pub(super) fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
+    let frames: Vec<Frame> = tb
+        .map(|t| t.frames.iter().filter(|f| !f.path.is_empty() || f.code.is_some()).map(frame).collect())
+        .unwrap_or_default();
+    let user_frame = frames.iter().rev().find(|f| f.user).cloned();
+    let op_frame = frames.last().cloned();
+    let frames = if frames.len() > 64 { frames[frames.len() - 64..].to_vec() } else { frames };
+    RaisedAt { text: h.quote.text.clone(), at: h.loc.at, exception: h.exception.clone(), user_frame, op_frame, frames }
+}
