@@ -484,49 +484,39 @@ impl RuleSet {
 
     /// The rules the evidence points at, the most likely first (empty when none).
     pub fn decide(&self, input: &Input<'_>) -> Vec<Decision> {
-        // hits[rule][block] = best hit of that block.
-        let mut hits: SmallMap<(usize, usize), Hit> = SmallMap::default();
-        let mut put = |rule: usize, block: usize, h: Hit| {
-            let e = hits.entry((rule, block));
-            // On a tie the first kept: frames come before the lines they show.
-            if h.strength > e.strength + 1e-6 {
-                *e = h;
-            }
-        };
-        let frame_strength = if input.trusted_trace { FRAME_TRUSTED } else { FRAME };
+        let mut hits = Hits::default();
+        self.site_hits(input, &mut hits);
+        self.frame_hits(input, &mut hits);
+        self.message_hits(input, &mut hits);
+        self.line_hits(input, &mut hits);
+        self.check_hits(input, &mut hits);
+        self.ranked(self.explained(&hits))
+    }
 
-        if let Some((site, short, loc)) = input.site {
-            let text = site_text(site, short);
-            for m in self.site_matches(site, short) {
-                put(
-                    m.rule,
-                    0,
-                    Hit {
-                        strength: m.strength,
-                        scope: "site",
-                        text: text.clone(),
-                        matched: site.condition.clone(),
-                        at: loc.at,
-                    },
-                );
-            }
-            for (pi, _) in self.kernel_pattern_hits(site, short) {
-                let p = &self.pats[pi];
-                put(
-                    p.rule,
-                    p.block,
-                    Hit {
-                        strength: KERNEL * p.weight,
-                        scope: p.scope.id(),
-                        text: text.clone(),
-                        matched: site.condition.clone(),
-                        at: loc.at,
-                    },
-                );
-            }
+    /// The kernel site: the site table's rules (anchors), then the kernel patterns.
+    fn site_hits(&self, input: &Input<'_>, hits: &mut Hits) {
+        let Some((site, short, loc)) = input.site else { return };
+        let text = site_text(site, short);
+        let hit = |strength: f32, scope: &'static str| Hit {
+            strength,
+            scope,
+            text: text.clone(),
+            matched: site.condition.clone(),
+            at: loc.at,
+        };
+        for m in self.site_matches(site, short) {
+            hits.put(m.rule, 0, hit(m.strength, "site"));
         }
+        for (pi, _) in self.kernel_pattern_hits(site, short) {
+            let p = &self.pats[pi];
+            hits.put(p.rule, p.block, hit(KERNEL * p.weight, p.scope.id()));
+        }
+    }
+
+    /// The traceback's frames, the innermost first: each level up counts a little less.
+    fn frame_hits(&self, input: &Input<'_>, hits: &mut Hits) {
+        let frame_strength = if input.trusted_trace { FRAME_TRUSTED } else { FRAME };
         for (depth, f) in input.frames.iter().enumerate() {
-            // Deeper frames are closer to the op; each level up counts a little less.
             let decay = 0.97f32.powi(depth.min(20) as i32);
             let mut got: SmallMap<usize, u8> = SmallMap::default();
             for pi in self.frame_function.matches(&f.func) {
@@ -542,51 +532,40 @@ impl RuleSet {
                         Some(l) => format!("{} ({}:{})", f.func, f.path, l),
                         None => format!("{} ({})", f.func, f.path),
                     };
-                    put(
-                        p.rule,
-                        p.block,
-                        Hit {
-                            strength: frame_strength * p.weight * decay,
-                            scope: p.scope.id(),
-                            text,
-                            matched: Some(f.func.clone()),
-                            at: f.loc.at,
-                        },
-                    );
+                    let strength = frame_strength * p.weight * decay;
+                    let matched = Some(f.func.clone());
+                    hits.put(p.rule, p.block, Hit { strength, scope: p.scope.id(), text, matched, at: f.loc.at });
                 }
             }
         }
+    }
+
+    /// The log lines a message pattern matched (the scanner knows which, on the normalised line).
+    fn message_hits(&self, input: &Input<'_>, hits: &mut Hits) {
         for m in input.messages {
-            // The scanner already knows which pattern matched (on the normalised line).
             let p = &self.pats[m.pattern];
             let local = self.message.owners.iter().position(|&o| o == m.pattern);
             let matched = local.and_then(|l| self.message.span(l, &m.quote.text)).map(str::to_string);
-            put(
+            let text = m.quote.text.clone();
+            hits.put(
                 p.rule,
                 p.block,
-                Hit {
-                    strength: MESSAGE * p.weight,
-                    scope: p.scope.id(),
-                    text: m.quote.text.clone(),
-                    matched,
-                    at: m.loc.at,
-                },
+                Hit { strength: MESSAGE * p.weight, scope: p.scope.id(), text, matched, at: m.loc.at },
             );
         }
+    }
+
+    /// Source lines (with their weights) and the op that raised.
+    fn line_hits(&self, input: &Input<'_>, hits: &mut Hits) {
         let mut lines = |set: &FieldSet, line: &str, at: Location, strength: f32| {
             for local in set.matches_local(line) {
                 let p = &self.pats[set.owners[local]];
                 let matched = set.span(local, line).map(str::to_string);
-                put(
+                let text = line.trim().to_string();
+                hits.put(
                     p.rule,
                     p.block,
-                    Hit {
-                        strength: strength * p.weight,
-                        scope: p.scope.id(),
-                        text: line.trim().to_string(),
-                        matched,
-                        at,
-                    },
+                    Hit { strength: strength * p.weight, scope: p.scope.id(), text, matched, at },
                 );
             }
         };
@@ -603,32 +582,27 @@ impl RuleSet {
         if let Some((line, loc)) = input.raised {
             lines(&self.raised, line, loc.at, RAISED);
         }
+    }
+
+    /// The checks that hold (`src/checks.rs`) and the rules that cite them.
+    fn check_hits(&self, input: &Input<'_>, hits: &mut Hits) {
         for f in input.checks {
             for p in self.pats.iter().filter(|p| p.scope == Scope::Check && p.keyword == Some(f.id)) {
-                put(
+                let text = format!("{}   # max {} >= {} classes", f.text, f.labels_max, f.class_count);
+                hits.put(
                     p.rule,
                     p.block,
-                    Hit {
-                        strength: CHECK * p.weight,
-                        scope: "check",
-                        text: format!("{}   # max {} >= {} classes", f.text, f.labels_max, f.class_count),
-                        matched: None,
-                        at: f.at,
-                    },
+                    Hit { strength: CHECK * p.weight, scope: "check", text, matched: None, at: f.at },
                 );
             }
         }
+    }
 
-        // Every rule the evidence explains: its anchor's strength, how many refining blocks
-        // matched, its priority.
-        struct Explained {
-            strength: f32,
-            refined: usize,
-            priority: i64,
-            rule: usize,
-            anchor: usize,
-            used: Vec<Hit>,
-        }
+    /// Every rule the evidence explains (its anchor hit and every refining block), strongest
+    /// first; among equals, the more specific, then the higher priority, then the first rule (a
+    /// fixed order, whatever the evidence's: rules are pushed in their order, and the engine's
+    /// one sort, `crate::order`, is stable).
+    fn explained(&self, hits: &Hits) -> Vec<Explained> {
         let mut explained: Vec<Explained> = Vec::new();
         for (ri, r) in self.rules.iter().enumerate() {
             // The anchor: the base rule's first block when extending, else the first block.
@@ -636,57 +610,78 @@ impl RuleSet {
                 Some(base) => (base, 0),
                 None => (ri, 1),
             };
-            let Some(anchor) = hits.get(&(anchor_rule, 0)).filter(|h| h.strength > 0.0) else {
-                continue;
-            };
+            let Some(anchor) = hits.get(anchor_rule, 0) else { continue };
             let mut used = vec![anchor.clone()];
-            let mut ok = true;
-            for b in refine_from..r.when.len() {
-                match hits.get(&(ri, b)) {
-                    Some(h) if h.strength > 0.0 => used.push(h.clone()),
-                    _ => {
-                        ok = false;
-                        break;
-                    }
-                }
-            }
-            if ok {
-                let (strength, refined, priority) = (anchor.strength, used.len() - 1, r.priority);
-                explained.push(Explained { strength, refined, priority, rule: ri, anchor: anchor_rule, used });
-            }
+            let refined = (refine_from..r.when.len()).map(|b| hits.get(ri, b).cloned()).collect::<Option<Vec<Hit>>>();
+            let Some(refined) = refined else { continue };
+            used.extend(refined);
+            let (strength, refined, priority) = (anchor.strength, used.len() - 1, r.priority);
+            explained.push(Explained { strength, refined, priority, rule: ri, anchor: anchor_rule, used });
         }
-        // Strongest first; among equals, the more specific, then the higher priority, then the
-        // first rule (a fixed order, whatever the evidence's: rules are pushed in their order,
-        // and the engine's one sort, `crate::order`, is stable).
         crate::order::sort_by_key(&mut explained, |e| {
             let specific = 0xffff - (e.refined as u64).min(0xffff);
             let priority = 0xffff - (e.priority.clamp(-0x8000, 0x7fff) + 0x8000) as u64;
             (u64::MAX - (e.strength * 1e6).round() as u64, (specific << 16) | priority)
         });
+        explained
+    }
+
+    /// The decisions, one per anchor: a rule that only refines the same anchor as a stronger
+    /// one is no other cause.
+    fn ranked(&self, explained: Vec<Explained>) -> Vec<Decision> {
         let mut ranked: Vec<Decision> = Vec::new();
         let mut anchors: Vec<usize> = Vec::new();
-        for Explained { strength, rule: ri, anchor, used, .. } in &explained {
-            // A rule that only refines the same anchor as a stronger one is no other cause.
-            if anchors.contains(anchor) {
+        for Explained { strength, rule: ri, anchor, used, .. } in explained {
+            if anchors.contains(&anchor) {
                 continue;
             }
-            anchors.push(*anchor);
+            anchors.push(anchor);
             let mut evidence: Vec<report::Evidence> = Vec::new();
             for h in used {
                 if !evidence.iter().any(|e| e.text == h.text) {
                     evidence.push(report::Evidence {
                         scope: h.scope.to_string(),
-                        text: h.text.clone(),
-                        matched: h.matched.clone(),
+                        text: h.text,
+                        matched: h.matched,
                         at: h.at,
                     });
                 }
             }
-            let confidence = (strength * self.rules[*ri].confidence).clamp(0.0, 1.0);
-            ranked.push(Decision { rule: *ri, confidence, evidence });
+            let confidence = (strength * self.rules[ri].confidence).clamp(0.0, 1.0);
+            ranked.push(Decision { rule: ri, confidence, evidence });
         }
         ranked
     }
+}
+
+/// The best hit of each (rule, block) of the evidence.
+#[derive(Default)]
+struct Hits(SmallMap<(usize, usize), Hit>);
+
+impl Hits {
+    fn put(&mut self, rule: usize, block: usize, h: Hit) {
+        let e = self.0.entry((rule, block));
+        // On a tie the first kept: frames come before the lines they show.
+        if h.strength > e.strength + 1e-6 {
+            *e = h;
+        }
+    }
+
+    /// The hit of a block, when it has one.
+    fn get(&self, rule: usize, block: usize) -> Option<&Hit> {
+        self.0.get(&(rule, block)).filter(|h| h.strength > 0.0)
+    }
+}
+
+/// A rule the evidence explains: its anchor's strength, how many refining blocks matched, its
+/// priority, and the hits used.
+struct Explained {
+    strength: f32,
+    refined: usize,
+    priority: i64,
+    rule: usize,
+    anchor: usize,
+    used: Vec<Hit>,
 }
 
 /// The message patterns' keywords, each once.

@@ -98,16 +98,42 @@ fn first_printed<'s>(re: &Regex, s: &'s str, j: Judge) -> Option<(crate::re::Cap
 
 /// Finds the host error in a line (logger and launcher prefixes may still be on it).
 pub fn classify(s: &str, j: Judge) -> Option<Parsed> {
-    let p = patterns();
     needles().find(s.as_bytes())?;
-    let found = |c: &crate::re::Captures<'_>, lead: Lead, kind: HostKind, dialect: &'static str| Parsed {
+    if let Some(found) = coded_form(s, j).or_else(|| api_form(s, j)) {
+        return Some(found);
+    }
+    for &(needle, kind) in PYTHON_ERRORS {
+        if let Some(i) = s.find(needle) {
+            let lead = printed(s, i, i + needle.len(), j)?;
+            return Some(Parsed {
+                start: i,
+                kind: HostKind::Other(kind),
+                dialect: "python",
+                exception: lead.exception,
+                site: None,
+                offending: None,
+            });
+        }
+    }
+    core_form(s, j)
+}
+
+/// A form read with its class: the exception and where the error starts.
+fn found(c: &crate::re::Captures<'_>, lead: Lead, kind: HostKind, dialect: &'static str) -> Parsed {
+    Parsed {
         start: c.get(0).map_or(0, |m| m.start()),
         kind,
         dialect,
         exception: lead.exception,
         site: None,
         offending: None,
-    };
+    }
+}
+
+/// The forms that carry an error code or a launcher's name: `THCudaCheck FAIL`, `cuda runtime
+/// error (59)`, `Triton Error [CUDA]`, NCCL's `Cuda failure 710`.
+fn coded_form(s: &str, j: Judge) -> Option<Parsed> {
+    let p = patterns();
     if s.contains("THCudaCheck") {
         if let Some((c, lead)) = first_printed(&p.thcudacheck, s, j) {
             let kind = by_code(c["code"].parse().unwrap_or(0), &c["msg"]);
@@ -143,6 +169,13 @@ pub fn classify(s: &str, j: Judge) -> Option<Parsed> {
             return Some(found(&c, lead, kind, "nccl_cuda_failure"));
         }
     }
+    None
+}
+
+/// The API forms: `CUDA error: …` (and cuDNN, cuBLAS, HIP …), Apple GPUs' `AcceleratorError`,
+/// `failed to synchronize`, warnings, error names, out of memory, NCCL.
+fn api_form(s: &str, j: Judge) -> Option<Parsed> {
+    let p = patterns();
     if s.contains("rror:") {
         if let Some((c, lead)) = first_printed(&p.api_error, s, j) {
             let api = &c["api"];
@@ -203,19 +236,12 @@ pub fn classify(s: &str, j: Judge) -> Option<Parsed> {
             return Some(found(&c, lead, HostKind::Other("nccl"), "nccl"));
         }
     }
-    for &(needle, kind) in PYTHON_ERRORS {
-        if let Some(i) = s.find(needle) {
-            let lead = printed(s, i, i + needle.len(), j)?;
-            return Some(Parsed {
-                start: i,
-                kind: HostKind::Other(kind),
-                dialect: "python",
-                exception: lead.exception,
-                site: None,
-                offending: None,
-            });
-        }
-    }
+    None
+}
+
+/// ROCm's abort, and the core of a device-side assert in a shape no form above reads.
+fn core_form(s: &str, j: Judge) -> Option<Parsed> {
+    let p = patterns();
     if s.contains("HSA_STATUS_ERROR") {
         if let Some((c, lead)) = first_printed(&p.hsa, s, j) {
             return Some(found(&c, lead, HostKind::Other("hsa_exception"), "rocm"));
