@@ -374,8 +374,6 @@ pub struct Facts {
     pub host_context: Vec<(u64, String)>,
     /// The last Python exception line that is not a CUDA error (for clean inputs).
     pub last_exception: Option<(String, String, Loc)>,
-    pub cells: Vec<CellSource>,
-    pub cell_count: Option<u32>,
     pub stats: Stats,
     /// Steps from one timed line to the next that went back and forward in time.
     pub time_steps: (u32, u32),
@@ -384,8 +382,19 @@ pub struct Facts {
     pub time_reversed: bool,
     /// The runtime log read beside the input, if one was given.
     pub runtime_log: Option<LogInfo>,
+}
+
+/// What the input says beside its text, which the scan does not read: a notebook's cells'
+/// source, its checks, the cells the page could not read, and where it ran. The pipeline
+/// gathers it and hands it to the diagnosis with the facts.
+#[derive(Clone, Debug, Default)]
+pub struct InputContext {
+    /// The code cells' source, in run order.
+    pub cells: Vec<CellSource>,
+    /// How many cells the notebook has (`None` for a log).
+    pub cell_count: Option<u32>,
     /// Where the input comes from, when the caller or the notebook says (`colab`).
-    pub host_env: Option<&'static str>,
+    pub host: Option<&'static str>,
     /// The checks that hold on a notebook's cells (`crate::checks`).
     pub checks: Vec<CheckFinding>,
     /// Cells (their notebook index) with an output the page could not read: it sits in a frame

@@ -3,7 +3,7 @@
 //! the order they ran (with the runtime log where its kernel lines were printed), and asks
 //! `diagnose` for the report.
 
-use crate::facts::{self, CellSource};
+use crate::facts::{self, CellSource, InputContext};
 use crate::input::{self, Cell, InputError, Notebook, Sniff};
 use crate::lang::Lang;
 use crate::report::Report;
@@ -191,6 +191,8 @@ fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>) -> Result<Kind<'a>, In
 /// (recognised from its first bytes) is decoded on the fly.
 pub struct TextAnalyzer {
     scanner: Scanner,
+    /// Where the input comes from, when the caller says (`colab`).
+    host: Option<&'static str>,
     /// The first bytes, held until the encoding is known.
     head: Vec<u8>,
     encoding: Option<Encoding>,
@@ -222,7 +224,7 @@ impl Default for TextAnalyzer {
 impl TextAnalyzer {
     /// A new analyzer.
     pub fn new() -> TextAnalyzer {
-        TextAnalyzer { scanner: Scanner::new(), head: Vec::new(), encoding: None }
+        TextAnalyzer { scanner: Scanner::new(), host: None, head: Vec::new(), encoding: None }
     }
 
     /// Reads the runtime log of `opts`, if any, before the log itself (the kernel printed its
@@ -233,7 +235,7 @@ impl TextAnalyzer {
             self.scanner.runtime_log(info, &rows);
         }
         if opts.colab() {
-            self.scanner.set_host("colab");
+            self.host = Some("colab");
         }
     }
 
@@ -357,17 +359,19 @@ impl TextAnalyzer {
         };
         // A runtime log given as the input, rather than beside it.
         let format = if facts.runtime_log.is_some() && opts.runtime_log.is_none() { "runtime_log" } else { "text" };
-        (diagnose::diagnose(facts, format, opts.lang), valid)
+        let ctx = InputContext { host: self.host, ..InputContext::default() };
+        (diagnose::diagnose(facts, &ctx, format, opts.lang), valid)
     }
 }
 
 fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     let mut s = Scanner::new();
     s.count_quoted(opts.count_quoted);
-    s.set_cell_count(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32));
-    if nb.host == Some("colab") || opts.colab() {
-        s.set_host("colab");
-    }
+    let mut ctx = InputContext {
+        cell_count: Some(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32)),
+        host: (nb.host == Some("colab") || opts.colab()).then_some("colab"),
+        ..InputContext::default()
+    };
     // Cells in the order they ran; cells that never ran (no execution count) after those
     // that did, in page order.
     let mut run_order: Vec<&Cell> = nb.cells.iter().collect();
@@ -384,7 +388,7 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
             }
         }
         if c.cell_type == "code" || c.cell_type.is_empty() {
-            s.cell_source(CellSource {
+            ctx.cells.push(CellSource {
                 index: c.index,
                 execution_count: c.execution_count,
                 order: run as u64,
@@ -407,12 +411,12 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
             unreadable.push(c.index);
         }
     }
-    s.set_unreadable(unreadable);
+    ctx.unreadable = unreadable;
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
-    s.set_checks(checks::run(&run_order));
-    diagnose::diagnose(s.finish(), nb.format, opts.lang)
+    ctx.checks = checks::run(&run_order);
+    diagnose::diagnose(s.finish(), &ctx, nb.format, opts.lang)
 }
 
 /// Whether an output reports a device-side assert in one of the host's usual words (a cheap

@@ -5,6 +5,7 @@ use super::*;
 /// The cause the evidence points at, with the other causes it leaves open.
 pub(super) fn cause(
     facts: &Facts,
+    ctx: &InputContext,
     first_kernel: Option<&KernelHit>,
     first_host: Option<&HostHit>,
     raised_tb: Option<&Traceback>,
@@ -12,7 +13,7 @@ pub(super) fn cause(
     lang: Lang,
 ) -> Cause {
     let rs = ruleset();
-    let input = rule_input(facts, first_kernel, raised_tb, first_host, stack);
+    let input = rule_input(facts, ctx, first_kernel, raised_tb, first_host, stack);
     let mut ranked = rs.decide(&input).into_iter();
     let decision = ranked.next().unwrap_or_else(|| Decision {
         rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),

@@ -21,12 +21,12 @@ pub(super) fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
         .collect()
 }
 
-pub(super) fn input_summary(facts: &Facts, format: &str) -> InputSummary {
+pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: &str) -> InputSummary {
     InputSummary {
         format: format.to_string(),
         bytes: facts.stats.bytes,
         lines: facts.stats.lines,
-        cells: facts.cell_count,
+        cells: ctx.cell_count,
         lossy_utf8: facts.stats.lossy_utf8,
         nul_bytes: facts.stats.nul_bytes,
         long_lines: facts.stats.long_lines,
@@ -36,7 +36,7 @@ pub(super) fn input_summary(facts: &Facts, format: &str) -> InputSummary {
             total: l.total,
             newest_first: l.newest_first,
         }),
-        unreadable_cells: facts.unreadable.clone(),
+        unreadable_cells: ctx.unreadable.clone(),
     }
 }
 

@@ -8,6 +8,7 @@ use crate::rules::{
 
 pub(super) fn rule_input<'a>(
     facts: &'a Facts,
+    ctx: &'a InputContext,
     kernel: Option<&'a KernelHit>,
     tb: Option<&'a Traceback>,
     raised: Option<&'a HostHit>,
@@ -18,7 +19,7 @@ pub(super) fn rule_input<'a>(
     let mut input = Input {
         site: kernel.map(|k| (&k.site, k.site.name.as_deref(), k.loc)).or(host_site),
         messages: &facts.messages,
-        checks: &facts.checks,
+        checks: &ctx.checks,
         trusted_trace: stack.is_some_and(|s| s.trustworthy),
         ..Input::default()
     };
@@ -53,8 +54,8 @@ pub(super) fn rule_input<'a>(
     // The source of the cell that raised the error, and (with less weight) of the cells that
     // ran before it: what the notebook set up (a loss, a tokenizer change) is evidence too.
     if let Some(cell) = raised.and_then(|h| h.loc.at.cell) {
-        let raised_order = facts.cells.iter().find(|c| c.index == cell).map(|c| c.order);
-        for src in &facts.cells {
+        let raised_order = ctx.cells.iter().find(|c| c.index == cell).map(|c| c.order);
+        for src in &ctx.cells {
             let weight = if src.index == cell {
                 CODE_FAILING_CELL
             } else if raised_order.is_some_and(|o| src.order < o) {

@@ -30,12 +30,12 @@ impl<'a> Firsts<'a> {
         Firsts { kernel, kernel_agg, device_hosts, host, loc, device_order }
     }
 
-    pub(super) fn verdict(&self, facts: &Facts) -> Verdict {
+    pub(super) fn verdict(&self, facts: &Facts, ctx: &InputContext) -> Verdict {
         if self.kernel.is_some() || self.host.is_some() {
             Verdict::DeviceAssert
         } else if facts.host.iter().any(|h| matches!(h.kind, HostKind::Other(_))) {
             Verdict::OtherCudaError
-        } else if !facts.unreadable.is_empty() {
+        } else if !ctx.unreadable.is_empty() {
             Verdict::Unreadable
         } else {
             Verdict::Clean

@@ -2,7 +2,7 @@
 //! the traceback can be trusted, what caused it, and what to do.
 
 use crate::checklist;
-use crate::facts::{Facts, HostHit, HostKind, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
+use crate::facts::{Facts, HostHit, HostKind, InputContext, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
 use crate::probe;
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input};
@@ -35,9 +35,10 @@ const UNPARSED_CONFIDENCE: f64 = 0.7;
 pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 
 /// Draws the report from what the scan found.
-pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
+/// `ctx` is what the input says beside its text (a notebook's cells, where it ran).
+pub fn diagnose(facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> Report {
     let first = Firsts::of(&facts);
-    let verdict = first.verdict(&facts);
+    let verdict = first.verdict(&facts, ctx);
     let assert = verdict == Verdict::DeviceAssert;
     let first_assert = first.first_assert(&facts);
     let (first_kernel, first_host) = (first.kernel.as_ref(), first.host);
@@ -57,8 +58,8 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
         _ => first.loc,
     };
-    let stack = assert.then(|| stack(&facts, stack_loc, raised_at.as_ref(), lang));
-    let cause = assert.then(|| cause(&facts, first_kernel, first_host, raised_tb, stack.as_ref(), lang));
+    let stack = assert.then(|| stack(&facts, ctx, stack_loc, raised_at.as_ref(), lang));
+    let cause = assert.then(|| cause(&facts, ctx, first_kernel, first_host, raised_tb, stack.as_ref(), lang));
     let probe = assert.then(|| probe::probe(lang, cause.as_ref()));
     let checklist = checklist::steps(&checklist::Context {
         lang,
@@ -68,12 +69,12 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         stack: stack.as_ref(),
         other: other_errors.first().map(|o| o.kind.as_str()),
         echo_count,
-        runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts),
+        runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts, ctx),
         probe: probe.as_ref(),
     });
     let echo_cells = distinct_cells(&echoes);
     let mut notes =
-        notes(&facts, verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+        notes((&facts, ctx), verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
     if let Some(o) = other_errors.first().filter(|_| verdict == Verdict::OtherCudaError) {
         if matches!(o.kind.as_str(), "launch_failure" | "illegal_address" | "hsa_exception") {
             let text = Msg::NoteAssertWithoutLine.text(lang).to_string();
@@ -81,13 +82,13 @@ pub fn diagnose(facts: Facts, format: &str, lang: Lang) -> Report {
         }
     }
     let headline =
-        headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), facts.unreadable.len(), lang);
+        headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), ctx.unreadable.len(), lang);
 
     Report {
         schema: SCHEMA,
         tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
         lang,
-        input: input_summary(&facts, format),
+        input: input_summary(&facts, ctx, format),
         verdict,
         headline,
         first_assert,

@@ -16,9 +16,15 @@ fn innocent_op(r: &RaisedAt) -> Option<String> {
     innocent_line(code).then(|| code.trim().to_string())
 }
 
-pub(super) fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>, lang: Lang) -> Stack {
+pub(super) fn stack(
+    facts: &Facts,
+    ctx: &InputContext,
+    first: Option<Loc>,
+    raised: Option<&RaisedAt>,
+    lang: Lang,
+) -> Stack {
     let async_note = !facts.async_notes.is_empty();
-    let (launch_blocking, at) = launch_blocking(facts, first, async_note);
+    let (launch_blocking, at) = launch_blocking(facts, ctx, first, async_note);
     let innocent = raised.and_then(innocent_op);
     let has_frames = raised.is_some_and(|r| !r.frames.is_empty());
     let trustworthy = launch_blocking == LaunchBlocking::Set && !async_note && innocent.is_none() && has_frames;
@@ -55,12 +61,17 @@ pub(super) fn stack(facts: &Facts, first: Option<Loc>, raised: Option<&RaisedAt>
 }
 
 /// What is known about `CUDA_LAUNCH_BLOCKING` before the first assert.
-fn launch_blocking(facts: &Facts, first: Option<Loc>, async_note: bool) -> (LaunchBlocking, Option<Location>) {
+fn launch_blocking(
+    facts: &Facts,
+    ctx: &InputContext,
+    first: Option<Loc>,
+    async_note: bool,
+) -> (LaunchBlocking, Option<Location>) {
     let p = patterns();
     let first_order = first.map_or(u64::MAX, |l| l.order);
     // Notebook cells, in run order: where it was set, where torch was imported, where CUDA
     // was first used.
-    let mut cells: Vec<_> = facts.cells.iter().filter(|c| c.execution_count.is_some()).collect();
+    let mut cells: Vec<_> = ctx.cells.iter().filter(|c| c.execution_count.is_some()).collect();
     crate::order::sort_by_key(&mut cells, |c| (c.order, 0));
     let first_cell_exec = first.and_then(|l| l.at.execution_count);
     let mut set_at: Option<(usize, usize, Location)> = None;

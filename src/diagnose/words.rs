@@ -86,8 +86,8 @@ pub(super) fn headline(
 /// Colab's paths (`/content/…`, or a cell's frame beside `/usr/local/lib/python3.N/dist-packages`:
 /// a cell's file took five forms in 2025-26, from `<ipython-input-N-HEX>` to
 /// `/tmp/ipykernel_PID/HASH.py`).
-pub(super) fn on_colab(facts: &Facts) -> bool {
-    if facts.host_env == Some("colab") {
+pub(super) fn on_colab(facts: &Facts, ctx: &InputContext) -> bool {
+    if ctx.host == Some("colab") {
         return true;
     }
     let frames = || facts.tracebacks.iter().flat_map(|t| t.frames.iter());
@@ -98,7 +98,7 @@ pub(super) fn on_colab(facts: &Facts) -> bool {
 }
 
 pub(super) fn notes(
-    facts: &Facts,
+    (facts, ctx): (&Facts, &InputContext),
     verdict: Verdict,
     kernel: Option<&KernelHit>,
     host: Option<&HostHit>,
@@ -119,7 +119,7 @@ pub(super) fn notes(
         let hip = host.is_some_and(|h| h.dialect == "hip_error" || h.quote.text.contains("HIP error"));
         if let Some(log) = &facts.runtime_log {
             add("runtime_log_without_kernel", Msg::NoteRuntimeLogWithoutKernel.fill(lang, &[("rows", &log.rows)]));
-        } else if on_colab(facts) && !hip {
+        } else if on_colab(facts, ctx) && !hip {
             add("kernel_lines_in_runtime_log", Msg::NoteKernelInRuntimeLog.text(lang).to_string());
         } else {
             add(

@@ -239,31 +239,6 @@ impl Scanner {
         self.tail.clear();
     }
 
-    /// Records a cell's source (for `CUDA_LAUNCH_BLOCKING` and import order).
-    pub fn cell_source(&mut self, src: CellSource) {
-        self.facts.cells.push(src);
-    }
-
-    /// Records the checks that hold on the notebook's cells.
-    pub fn set_checks(&mut self, checks: Vec<CheckFinding>) {
-        self.facts.checks = checks;
-    }
-
-    /// Records the cells with outputs the page could not read.
-    pub fn set_unreadable(&mut self, cells: Vec<u32>) {
-        self.facts.unreadable = cells;
-    }
-
-    /// Records where the input comes from (`colab`).
-    pub fn set_host(&mut self, host: &'static str) {
-        self.facts.host_env = Some(host);
-    }
-
-    /// Records how many cells the notebook has.
-    pub fn set_cell_count(&mut self, n: u32) {
-        self.facts.cell_count = Some(n);
-    }
-
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
     pub fn feed(&mut self, data: &[u8]) {
         // A block at a time, so that what the reading leaves to do (the UTF-8 check where a
@@ -290,8 +265,8 @@ impl Scanner {
         self.end_block();
         self.facts.stats.lines = self.order - self.log_lines;
         // A log listed newest first (a cloud console's export): the first assert is the
-        // earliest in time. Notebooks run in their cells' order.
-        if self.facts.cells.is_empty() && self.cell.is_none() && self.facts.runs_backwards() {
+        // earliest in time. Notebooks (a cell was begun) run in their cells' order.
+        if self.cell.is_none() && self.facts.runs_backwards() {
             self.facts.reverse_time(self.order);
         }
         self.facts
