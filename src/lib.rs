@@ -40,8 +40,8 @@
 //! | 1 | [`report`], `text::msg` | the report contract; the message keys |
 //! | 2 | [`facts`], [`input`] | what the scan observed; the inputs' shapes and how to read them ([`input::sniff`]) |
 //! | 3 | [`rules`] | the rule data (`rules/*.toml`) and the choice of a cause |
-//! | 4 | [`text`], [`scan`], [`checks`] | the texts in both languages; the streaming scanner; checks on a notebook's cells |
-//! | 5 | `diagnose`, `checklist`, [`probe`] | from facts to a [`Report`] |
+//! | 4 | [`text`], [`scan`], [`checks`], `code` | the texts in both languages; the streaming scanner; checks on a notebook's cells; reading Python source |
+//! | 5 | `diagnose`, `checklist`, [`probe`] | from facts (and the input's context, [`facts::InputContext`]) to a [`Report`] |
 //! | 6 | `pipeline` | from an input to a report: the entry points re-exported here |
 //! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`] | what a report becomes: text, Markdown, the page's items, the rules page, JSON |
 //! | 8 | `wasm` | the WebAssembly binding (the command line is the binary beside the library) |
