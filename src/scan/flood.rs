@@ -80,7 +80,7 @@ impl Memo {
         Some(p)
     }
 
-    /// Remembers `norm` and what [`parse`] found in it, when that is one record whose ids
+    /// Remembers `norm` and what [`super::kernel::parse`] found in it, when that is one record whose ids
     /// [`Memo::repeat`] can replace.
     pub fn remember(&mut self, norm: &str, translated: bool, parsed: &[Parsed]) {
         self.parsed = None;

@@ -3,7 +3,7 @@
 //!
 //! An error is found by its core (`CUDA error: …`, `cuda runtime error (59)`, `cudaErrorAssert`,
 //! NCCL's `Cuda failure 710 '…'`, a bare `device-side assert triggered`) wherever it sits in the
-//! line; [`context::judge`] decides from the text around it whether it was printed or quoted.
+//! line; [`super::context::judge`] decides from the text around it whether it was printed or quoted.
 
 use super::context::{Context, Judge};
 use super::patterns::patterns;

@@ -6,7 +6,7 @@
 //! is there, and whatever survived of it when a paste, a terminal or another process's output
 //! cut it (`…ad: [47,0,0] Assertion …`, a record torn by interleaved writes). A record without
 //! its head is still a record: its condition names the rule. Whether it was printed or quoted
-//! is decided by [`context::judge`].
+//! is decided by [`super::context::judge`].
 
 use super::context::{Context, Judge};
 use super::patterns::patterns;
