@@ -17,11 +17,11 @@ impl Scanner {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         // The previous record line again with other thread ids (a flood of per-thread
         // records): counted as `segment` would count it, without decoding it.
-        if self.wrap.is_none() && self.after.is_empty() {
+        if self.wrap.is_none() && self.rec.after.is_empty() {
             if let Some((block, thread)) = self.raw_memo.repeat(raw) {
-                self.facts.kernel_records += 1;
+                self.rec.facts.kernel_records += 1;
                 if let Some(i) = self.raw_memo.site {
-                    self.facts.sites[i].add(block, thread, self.line);
+                    self.rec.facts.sites[i].add(block, thread, self.cur.line);
                 }
                 return;
             }
@@ -43,7 +43,7 @@ impl Scanner {
     /// What reading a line can change, in short: when it is the same before and after, the
     /// line had no effect (hits, tracebacks, messages and notes are only ever added).
     fn effects(&self) -> Effects {
-        let f = &self.facts;
+        let f = &self.rec.facts;
         Effects {
             counts: [
                 f.kernel_records,
@@ -132,16 +132,16 @@ impl Scanner {
             let (first, last) = (parsed[0].start, parsed[parsed.len() - 1].end);
             let outside = [&norm[..first], &norm[last..]];
             for p in parsed {
-                let first = self.facts.sites.is_empty();
+                let first = self.rec.facts.sites.is_empty();
                 let site = self.kernel_hit(p, quote, loc, None);
                 if single {
                     self.raw_memo.remember(&buf[ls..ls + raw_len], site);
                 }
-                if first && !self.facts.sites.is_empty() {
+                if first && !self.rec.facts.sites.is_empty() {
                     let before = self.before(buf, ls, facts::CONTEXT, tail);
-                    self.facts.kernel_context =
+                    self.rec.facts.kernel_context =
                         before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
-                    self.after.push((Target::Kernel, facts::CONTEXT));
+                    self.rec.after.push((Target::Kernel, facts::CONTEXT));
                 }
             }
             for rest in outside {
@@ -186,26 +186,26 @@ impl Scanner {
         if let Some(h) = host {
             let device = h.kind == HostKind::DeviceAssert;
             let mut tb_index = tb_index.flatten();
-            if device && !self.first_host_seen && tb_index.is_none() {
+            if device && !self.rec.first_host_seen && tb_index.is_none() {
                 tb_index = self.partial_traceback(buf, ls, loc, tail);
             }
             self.host_hit(h, quote, stripped, loc, tb_index);
-            if device && !self.first_host_seen {
-                self.first_host_seen = true;
+            if device && !self.rec.first_host_seen {
+                self.rec.first_host_seen = true;
                 let before = self.before(buf, ls, facts::CONTEXT, tail);
-                self.facts.host_context =
+                self.rec.facts.host_context =
                     before.into_iter().rev().map(|(n, _, t)| (n, clip(&t, 300).to_string())).collect();
-                self.after.push((Target::Host, facts::CONTEXT));
+                self.rec.after.push((Target::Host, facts::CONTEXT));
             }
         } else if tbl == TbLine::Exception {
             if let Some(idx) = tb_index.flatten() {
-                if let Some(e) = self.facts.tracebacks[idx].exception.clone() {
-                    self.facts.last_exception = Some(e);
+                if let Some(e) = self.rec.facts.tracebacks[idx].exception.clone() {
+                    self.rec.facts.last_exception = Some(e);
                 }
             }
         } else if let Some((name, Some(msg))) = traceback::exception_parts(stripped.trim()) {
             if !msg.is_empty() && !stripped.starts_with(' ') {
-                self.facts.last_exception = Some((name.to_string(), msg.to_string(), loc));
+                self.rec.facts.last_exception = Some((name.to_string(), msg.to_string(), loc));
             }
         }
         self.notes(stripped, seg, loc);

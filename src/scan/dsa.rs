@@ -24,7 +24,7 @@ impl Scanner {
         if t.contains("Looking for device-side assertion failure information")
             || (t.contains("device-side assertion failure") && self.p.dsa_found.is_match(t))
         {
-            self.facts.dsa_report = true;
+            self.rec.facts.dsa_report = true;
             return true;
         }
         if let Some(n) = t.find("Assertion failure ").map(|i| &t[i + "Assertion failure ".len()..]) {
@@ -76,7 +76,7 @@ impl Scanner {
     pub(super) fn finish_dsa(&mut self) {
         let Some(d) = self.dsa.take() else { return };
         let Some(loc) = d.loc else { return };
-        self.facts.dsa_report = true;
+        self.rec.facts.dsa_report = true;
         let mut site = d.site;
         site.name = site
             .function
@@ -84,10 +84,10 @@ impl Scanner {
             .and_then(kernel::short_function)
             .or(d.kernel.as_deref().and_then(kernel::short_function));
         let p = kernel::Parsed { start: 0, end: 0, site, dialect: "dsa", cut: false, verbose: false, offending: None };
-        let first = self.facts.sites.is_empty();
+        let first = self.rec.facts.sites.is_empty();
         self.kernel_hit(p, &d.quote, loc, None);
-        if first && !self.facts.sites.is_empty() {
-            self.after.push((Target::Kernel, facts::CONTEXT));
+        if first && !self.rec.facts.sites.is_empty() {
+            self.rec.after.push((Target::Kernel, facts::CONTEXT));
         }
     }
 }

@@ -36,10 +36,10 @@ use crate::rules::{condition_key, ruleset, RuleSet};
 use dsa::Dsa;
 use normalize::{clip, normalise, segments, strip_escapes, window};
 use patterns::{patterns, Patterns};
-use record::Target;
+use record::{Recorder, Target};
 use std::collections::VecDeque;
 use std::sync::OnceLock;
-use stream::blocks;
+use stream::{blocks, Cursor, LineSource};
 use traceback::{TbLine, TbReader};
 use wrap::Wrap;
 
@@ -80,48 +80,31 @@ fn keywords() -> &'static Keywords {
 
 /// Reads text and records facts. Feed it bytes; tell it where cells and outputs start.
 pub struct Scanner {
-    facts: Facts,
+    /// Where the scan is.
+    cur: Cursor,
+    /// What the stream keeps between blocks.
+    src: LineSource,
+    /// What was found, and what is still to be added to it.
+    rec: Recorder,
     /// How the readers judge a record: by its context, or as printed whatever it reads like
     /// (`Options::count_quoted`).
     judge: context::Judge,
     rs: &'static RuleSet,
     p: &'static Patterns,
     kw: &'static Keywords,
-    order: u64,
-    line: u64,
-    cell: Option<u32>,
-    output: Option<u32>,
-    exec: Option<i64>,
     tb: TbReader,
     dsa: Option<Dsa>,
     wrap: Option<Wrap>,
     kernel_memo: flood::Memo,
     raw_memo: flood::RawMemo,
-    after: Vec<(Target, usize)>,
-    /// The last lines read before the current buffer: (line number, byte length, first bytes).
-    tail: VecDeque<(u64, usize, Vec<u8>)>,
-    carry: Vec<u8>,
-    first_host_seen: bool,
-    /// The run-order number of the last line read in pieces.
-    last_long_line: Option<u64>,
-    /// The start of a UTF-8 sequence cut by the end of the previous chunk.
-    utf8_tail: Vec<u8>,
     /// The prefix learned from the last traceback line that showed one.
     learned: Option<prefix::Learned>,
-    /// The time of the last timed finding.
-    last_time: Option<u64>,
     /// The last few lines that were read and changed nothing, by content.
     inert: Recent<()>,
     /// The host error of the last few lines read by the host reader, by content.
     host_memo: Recent<Option<host::Parsed>>,
     /// Counts the changes of `learned`.
     learned_generation: u64,
-    /// Reading the rows of a runtime log (see [`Scanner::runtime_log`]).
-    in_log: bool,
-    /// Lines read from a runtime log.
-    log_lines: u64,
-    /// Whether every byte of the block being read was seen to be plain ASCII.
-    block_plain: bool,
 }
 
 impl Default for Scanner {
@@ -134,35 +117,22 @@ impl Scanner {
     /// A scanner with the built-in rules.
     pub fn new() -> Scanner {
         Scanner {
-            facts: Facts::default(),
+            cur: Cursor { line: 1, ..Cursor::default() },
+            src: LineSource::default(),
+            rec: Recorder::default(),
             judge: context::Judge::default(),
             rs: ruleset(),
             p: patterns(),
             kw: keywords(),
-            order: 0,
-            line: 1,
-            cell: None,
-            output: None,
-            exec: None,
             tb: TbReader::default(),
             dsa: None,
             wrap: None,
             kernel_memo: flood::Memo::default(),
             raw_memo: flood::RawMemo::default(),
-            after: Vec::new(),
-            tail: VecDeque::new(),
-            carry: Vec::new(),
-            first_host_seen: false,
-            last_long_line: None,
-            utf8_tail: Vec::new(),
             learned: None,
-            last_time: None,
             inert: Recent::new(32),
             host_memo: Recent::new(8),
             learned_generation: 0,
-            in_log: false,
-            log_lines: 0,
-            block_plain: false,
         }
     }
 
@@ -178,16 +148,16 @@ impl Scanner {
         // The last line of the output before, without its newline, is read now.
         self.end_block();
         self.forget_block();
-        self.cell = Some(index);
-        self.exec = execution_count;
-        self.output = None;
-        self.line = 1;
+        self.cur.cell = Some(index);
+        self.cur.exec = execution_count;
+        self.cur.output = None;
+        self.cur.line = 1;
     }
 
     /// Starts an output of the current cell: line numbers go on from the previous output.
     pub fn begin_output(&mut self, index: u32) {
         self.end_block();
-        self.output = Some(index);
+        self.cur.output = Some(index);
         self.forget_prefix();
     }
 
@@ -196,35 +166,36 @@ impl Scanner {
     /// log's. The input's own counts (bytes, lines) leave the log out.
     pub fn runtime_log(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row]) {
         self.end_block();
-        let saved = (self.cell, self.output, self.exec, self.line, self.facts.stats.bytes, self.order);
+        let saved =
+            (self.cur.cell, self.cur.output, self.cur.exec, self.cur.line, self.rec.facts.stats.bytes, self.cur.order);
         self.forget_block();
         // The log's rows are marked as the log's: nothing found inert outside it counts in it.
         self.inert.clear();
-        (self.cell, self.output, self.exec, self.in_log) = (None, None, None, true);
+        (self.cur.cell, self.cur.output, self.cur.exec, self.cur.in_log) = (None, None, None, true);
         self.read_rows(rows);
         self.forget_block();
         self.inert.clear();
-        self.in_log = false;
+        self.cur.in_log = false;
         let bytes;
         let order;
-        (self.cell, self.output, self.exec, self.line, bytes, order) = saved;
-        self.facts.stats.bytes = bytes;
-        self.log_lines += self.order - order;
-        self.facts.runtime_log = Some(log);
+        (self.cur.cell, self.cur.output, self.cur.exec, self.cur.line, bytes, order) = saved;
+        self.rec.facts.stats.bytes = bytes;
+        self.cur.log_lines += self.cur.order - order;
+        self.rec.facts.runtime_log = Some(log);
     }
 
     /// Reads a runtime log that is the whole input: its rows oldest first, each at its line.
     pub fn log_as_input(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row], bytes: u64) {
         self.read_rows(rows);
-        self.facts.stats.bytes = bytes;
+        self.rec.facts.stats.bytes = bytes;
         // Listed newest first: "first" is the earliest, as for any log read backwards.
-        self.facts.time_reversed = log.newest_first;
-        self.facts.runtime_log = Some(log);
+        self.rec.facts.time_reversed = log.newest_first;
+        self.rec.facts.runtime_log = Some(log);
     }
 
     fn read_rows(&mut self, rows: &[crate::runtime_log::Row]) {
         for r in rows {
-            self.line = r.line;
+            self.cur.line = r.line;
             self.feed_str(&r.message);
             self.feed_str("\n");
         }
@@ -236,7 +207,7 @@ impl Scanner {
         self.kernel_memo = flood::Memo::default();
         self.raw_memo.forget();
         self.forget_prefix();
-        self.tail.clear();
+        self.src.tail.clear();
     }
 
     /// Reads bytes that may not be valid UTF-8 (they are read lossily, and the report says so).
@@ -258,18 +229,18 @@ impl Scanner {
 
     /// Ends the input and returns what was found.
     pub fn finish(mut self) -> Facts {
-        if !self.utf8_tail.is_empty() {
+        if !self.src.utf8_tail.is_empty() {
             // The input ended in the middle of a character.
-            self.facts.stats.lossy_utf8 = true;
+            self.rec.facts.stats.lossy_utf8 = true;
         }
         self.end_block();
-        self.facts.stats.lines = self.order - self.log_lines;
+        self.rec.facts.stats.lines = self.cur.order - self.cur.log_lines;
         // A log listed newest first (a cloud console's export): the first assert is the
         // earliest in time. Notebooks (a cell was begun) run in their cells' order.
-        if self.cell.is_none() && self.facts.runs_backwards() {
-            self.facts.reverse_time(self.order);
+        if self.cur.cell.is_none() && self.rec.facts.runs_backwards() {
+            self.rec.facts.reverse_time(self.cur.order);
         }
-        self.facts
+        self.rec.facts
     }
 }
 

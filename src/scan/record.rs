@@ -3,6 +3,17 @@
 
 use super::*;
 
+/// What the scan found, and what is still to be added to it.
+#[derive(Default)]
+pub(super) struct Recorder {
+    pub(super) facts: Facts,
+    /// Lines still to be kept after a first kernel record or host error.
+    pub(super) after: Vec<(Target, usize)>,
+    pub(super) first_host_seen: bool,
+    /// The time of the last timed finding.
+    pub(super) last_time: Option<u64>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Target {
     Kernel,
@@ -21,8 +32,8 @@ impl Scanner {
     /// timed finding (only findings are timed: they are what "first" is about).
     fn read_time(&mut self, line: &str) -> Option<u64> {
         let t = time::parse(line);
-        if let (Some(t), Some(last)) = (t, self.last_time) {
-            let steps = &mut self.facts.time_steps;
+        if let (Some(t), Some(last)) = (t, self.rec.last_time) {
+            let steps = &mut self.rec.facts.time_steps;
             if t < last {
                 steps.0 += 1;
             } else if t > last {
@@ -30,29 +41,29 @@ impl Scanner {
             }
         }
         if t.is_some() {
-            self.last_time = t;
+            self.rec.last_time = t;
         }
         t
     }
 
     pub(super) fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
         if self.p.notes.find(s.as_bytes()).is_some() {
-            if s.contains("asynchronously reported") && self.facts.async_notes.len() < 64 {
-                self.facts.async_notes.push(loc);
+            if s.contains("asynchronously reported") && self.rec.facts.async_notes.len() < 64 {
+                self.rec.facts.async_notes.push(loc);
             }
             if s.contains("TORCH_USE_CUDA_DSA")
                 || s.contains("TORCH_USE_HIP_DSA")
                 || s.contains("Device-side assertion tracking was not enabled")
             {
-                self.facts.dsa_hint = true;
+                self.rec.facts.dsa_hint = true;
             }
-            if self.p.sets_launch_blocking(s) && self.facts.launch_blocking.len() < 16 {
-                self.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
+            if self.p.sets_launch_blocking(s) && self.rec.facts.launch_blocking.len() < 16 {
+                self.rec.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
             }
         }
-        if self.facts.messages.len() < MAX_MESSAGES {
+        if self.rec.facts.messages.len() < MAX_MESSAGES {
             for pattern in self.rs.message_matches(s) {
-                self.facts.messages.push(MessageHit { pattern, loc, quote: quote(seg.trim(), 0, 0) });
+                self.rec.facts.messages.push(MessageHit { pattern, loc, quote: quote(seg.trim(), 0, 0) });
             }
         }
     }
@@ -67,7 +78,7 @@ impl Scanner {
     ) -> Option<usize> {
         let (verbose, offending) = (p.verbose, p.offending.take());
         let i = self.site_hit(p, text, loc, end_line)?;
-        let s = &mut self.facts.sites[i];
+        let s = &mut self.rec.facts.sites[i];
         if verbose {
             s.verbose += 1;
             s.offending = s.offending.take().or(offending);
@@ -76,7 +87,7 @@ impl Scanner {
     }
 
     fn site_hit(&mut self, p: kernel::Parsed, text: &str, mut loc: Loc, end_line: Option<u64>) -> Option<usize> {
-        self.facts.kernel_records += 1;
+        self.rec.facts.kernel_records += 1;
         loc.time = self.read_time(text);
         let key: SiteKey = (
             p.site.file_name().to_ascii_lowercase(),
@@ -84,8 +95,8 @@ impl Scanner {
             p.site.name.clone(),
             p.site.condition.as_deref().map(condition_key),
         );
-        if let Some(i) = self.facts.site_keys.iter().position(|k| *k == key) {
-            let s = &mut self.facts.sites[i];
+        if let Some(i) = self.rec.facts.site_keys.iter().position(|k| *k == key) {
+            let s = &mut self.rec.facts.sites[i];
             s.add(p.site.block, p.site.thread, loc.at.line);
             // In a log whose times may run backwards, the earliest record is kept too.
             let earliest = s.earliest.as_ref().map_or(s.first.loc.time, |e| e.loc.time);
@@ -101,14 +112,14 @@ impl Scanner {
             }
             return Some(i);
         }
-        if self.facts.sites.len() >= MAX_SITES {
+        if self.rec.facts.sites.len() >= MAX_SITES {
             return None;
         }
         let at = text.find(p.site.file_name()).unwrap_or(0);
         let hit = KernelHit { loc, end_line, quote: quote(text, at, at + 200), dialect: p.dialect, site: p.site };
-        self.facts.site_keys.push(key);
-        self.facts.sites.push(SiteAgg::new(hit));
-        Some(self.facts.sites.len() - 1)
+        self.rec.facts.site_keys.push(key);
+        self.rec.facts.sites.push(SiteAgg::new(hit));
+        Some(self.rec.facts.sites.len() - 1)
     }
 
     pub(super) fn host_hit(
@@ -119,13 +130,13 @@ impl Scanner {
         mut loc: Loc,
         traceback: Option<usize>,
     ) {
-        self.facts.host_total += 1;
+        self.rec.facts.host_total += 1;
         loc.time = self.read_time(text);
-        if self.facts.host.len() >= MAX_HOST {
+        if self.rec.facts.host.len() >= MAX_HOST {
             return;
         }
         let at = text.find(clip(&stripped[h.start..], 20)).unwrap_or(0);
-        self.facts.host.push(HostHit {
+        self.rec.facts.host.push(HostHit {
             loc,
             quote: quote(text, at, at + 120),
             kind: h.kind,
@@ -138,11 +149,11 @@ impl Scanner {
     }
 
     pub(super) fn store_traceback(&mut self, tb: Traceback) -> Option<usize> {
-        if self.facts.tracebacks.len() >= MAX_TRACEBACKS {
+        if self.rec.facts.tracebacks.len() >= MAX_TRACEBACKS {
             return None;
         }
-        self.facts.tracebacks.push(tb);
-        Some(self.facts.tracebacks.len() - 1)
+        self.rec.facts.tracebacks.push(tb);
+        Some(self.rec.facts.tracebacks.len() - 1)
     }
 
     /// Pieces together the source lines just above an error that has no traceback header (a
@@ -190,17 +201,17 @@ impl Scanner {
     }
 
     pub(super) fn capture_after(&mut self, line: u64, display: &str) {
-        if self.after.is_empty() {
+        if self.rec.after.is_empty() {
             return;
         }
-        for (t, left) in self.after.iter_mut() {
+        for (t, left) in self.rec.after.iter_mut() {
             let ctx = match t {
-                Target::Kernel => &mut self.facts.kernel_context,
-                Target::Host => &mut self.facts.host_context,
+                Target::Kernel => &mut self.rec.facts.kernel_context,
+                Target::Host => &mut self.rec.facts.host_context,
             };
             ctx.push((line, clip(display, 300).to_string()));
             *left -= 1;
         }
-        self.after.retain(|(_, left)| *left > 0);
+        self.rec.after.retain(|(_, left)| *left > 0);
     }
 }

@@ -4,6 +4,37 @@
 
 use super::*;
 
+/// Where the scan is: the run order of the next line (across cells and the runtime log), its
+/// line number in the current text, the cell, output and execution count it belongs to, and
+/// whether it reads a runtime log's rows (and how many it has read).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Cursor {
+    pub(super) order: u64,
+    pub(super) line: u64,
+    pub(super) cell: Option<u32>,
+    pub(super) output: Option<u32>,
+    pub(super) exec: Option<i64>,
+    /// Reading the rows of a runtime log (see [`Scanner::runtime_log`]).
+    pub(super) in_log: bool,
+    /// Lines read from a runtime log.
+    pub(super) log_lines: u64,
+}
+
+/// What the stream keeps from one block to the next.
+#[derive(Default)]
+pub(super) struct LineSource {
+    /// The start of a line the block before ended in.
+    pub(super) carry: Vec<u8>,
+    /// The last lines read before the current buffer: (line number, byte length, first bytes).
+    pub(super) tail: VecDeque<(u64, usize, Vec<u8>)>,
+    /// The start of a UTF-8 sequence cut by the end of the previous chunk.
+    pub(super) utf8_tail: Vec<u8>,
+    /// The run-order number of the last line read in pieces.
+    pub(super) last_long_line: Option<u64>,
+    /// Whether every byte of the block being read was seen to be plain ASCII.
+    pub(super) block_plain: bool,
+}
+
 /// Lines longer than this (a minified log, a repr of a whole traceback, megabytes of progress
 /// bar without a newline) are read only around their keywords, in windows of [`WINDOW`]
 /// bytes: the readers' patterns then run on a few kilobytes instead of the whole line.
@@ -64,34 +95,34 @@ impl Scanner {
     /// Tracks whether the input is valid UTF-8, across chunk boundaries that may split a
     /// character. The first `ascii` bytes are ASCII.
     pub(super) fn check_utf8(&mut self, mut data: &[u8], mut ascii: usize) {
-        if self.facts.stats.lossy_utf8 {
+        if self.rec.facts.stats.lossy_utf8 {
             return;
         }
-        if let Some(&lead) = self.utf8_tail.first() {
+        if let Some(&lead) = self.src.utf8_tail.first() {
             let want: usize = match lead {
                 0xc0..=0xdf => 2,
                 0xe0..=0xef => 3,
                 0xf0..=0xf7 => 4,
                 _ => 1,
             };
-            let take = want.saturating_sub(self.utf8_tail.len()).min(data.len());
-            self.utf8_tail.extend_from_slice(&data[..take]);
+            let take = want.saturating_sub(self.src.utf8_tail.len()).min(data.len());
+            self.src.utf8_tail.extend_from_slice(&data[..take]);
             data = &data[take..];
             ascii = ascii.saturating_sub(take);
-            if self.utf8_tail.len() < want {
+            if self.src.utf8_tail.len() < want {
                 return;
             }
-            if std::str::from_utf8(&self.utf8_tail).is_err() {
-                self.facts.stats.lossy_utf8 = true;
+            if std::str::from_utf8(&self.src.utf8_tail).is_err() {
+                self.rec.facts.stats.lossy_utf8 = true;
                 return;
             }
-            self.utf8_tail.clear();
+            self.src.utf8_tail.clear();
         }
         match utf8_check_from(data, ascii) {
             Ok(_) => {}
             // An incomplete sequence at the end is completed by the next chunk.
-            Err((valid, true)) => self.utf8_tail = data[valid..].to_vec(),
-            Err(_) => self.facts.stats.lossy_utf8 = true,
+            Err((valid, true)) => self.src.utf8_tail = data[valid..].to_vec(),
+            Err(_) => self.rec.facts.stats.lossy_utf8 = true,
         }
     }
 
@@ -99,13 +130,13 @@ impl Scanner {
     /// (see [`plain`]): all of them when the reading saw only plain bytes (it notes them as it
     /// passes, in `block_plain`), else what one more pass finds.
     pub(super) fn feed_bytes(&mut self, block: &[u8]) -> usize {
-        self.facts.stats.bytes += block.len() as u64;
-        self.block_plain = true;
+        self.rec.facts.stats.bytes += block.len() as u64;
+        self.src.block_plain = true;
         self.read_block(block);
-        let plain = if self.block_plain { block.len() } else { plain_blocks(block) };
+        let plain = if self.src.block_plain { block.len() } else { plain_blocks(block) };
         let rest = &block[plain..];
         if memchr::memchr(0, rest).is_some() {
-            self.facts.stats.nul_bytes += memchr::memchr_iter(0, rest).count() as u64;
+            self.rec.facts.stats.nul_bytes += memchr::memchr_iter(0, rest).count() as u64;
         }
         plain
     }
@@ -113,18 +144,18 @@ impl Scanner {
     /// Reads the complete lines of `data` (the first one joined to what was carried), and
     /// carries its last, incomplete line.
     fn read_block(&mut self, mut data: &[u8]) {
-        if !self.carry.is_empty() {
+        if !self.src.carry.is_empty() {
             match memchr::memchr(b'\n', data) {
                 Some(i) => {
-                    let mut line = std::mem::take(&mut self.carry);
+                    let mut line = std::mem::take(&mut self.src.carry);
                     line.extend_from_slice(&data[..=i]);
                     self.run(&line);
                     data = &data[i + 1..];
                 }
                 None => {
                     // Read in pieces, not looked at whole.
-                    self.block_plain = false;
-                    self.carry.extend_from_slice(data);
+                    self.src.block_plain = false;
+                    self.src.carry.extend_from_slice(data);
                     self.flush_long_carry();
                     return;
                 }
@@ -132,28 +163,28 @@ impl Scanner {
         }
         let used = self.run(data);
         let mut rest = &data[used..];
-        self.block_plain = self.block_plain && is_plain(rest);
+        self.src.block_plain = self.src.block_plain && is_plain(rest);
         while rest.len() > MAX_PIECE {
             let cut = piece_end(rest, MAX_PIECE);
             self.piece(&rest[..cut]);
             rest = &rest[cut..];
         }
-        self.carry.extend_from_slice(rest);
+        self.src.carry.extend_from_slice(rest);
     }
 
     fn flush_long_carry(&mut self) {
-        while self.carry.len() > MAX_PIECE {
-            let cut = piece_end(&self.carry, MAX_PIECE);
-            let head: Vec<u8> = self.carry.drain(..cut).collect();
+        while self.src.carry.len() > MAX_PIECE {
+            let cut = piece_end(&self.src.carry, MAX_PIECE);
+            let head: Vec<u8> = self.src.carry.drain(..cut).collect();
             self.piece(&head);
         }
     }
 
     /// Reads a piece of a line longer than [`MAX_PIECE`]; the line number does not move.
     pub(super) fn piece(&mut self, bytes: &[u8]) {
-        if self.last_long_line != Some(self.order) {
-            self.facts.stats.long_lines += 1;
-            self.last_long_line = Some(self.order);
+        if self.src.last_long_line != Some(self.cur.order) {
+            self.rec.facts.stats.long_lines += 1;
+            self.src.last_long_line = Some(self.cur.order);
         }
         self.windows(bytes);
     }
@@ -198,8 +229,8 @@ impl Scanner {
     }
 
     pub(super) fn end_block(&mut self) {
-        if !self.carry.is_empty() {
-            let mut line = std::mem::take(&mut self.carry);
+        if !self.src.carry.is_empty() {
+            let mut line = std::mem::take(&mut self.src.carry);
             line.push(b'\n');
             self.run(&line);
         }
@@ -209,27 +240,27 @@ impl Scanner {
         if let Some(tb) = self.tb.done.take() {
             self.store_traceback(tb);
         }
-        self.after.clear();
+        self.rec.after.clear();
     }
 
     pub(super) fn needs_every_line(&self) -> bool {
-        self.tb.active() || self.dsa.is_some() || self.wrap.is_some() || !self.after.is_empty()
+        self.tb.active() || self.dsa.is_some() || self.wrap.is_some() || !self.rec.after.is_empty()
     }
 
     fn advance(&mut self, n: u64) {
-        self.order += n;
-        self.line += n;
+        self.cur.order += n;
+        self.cur.line += n;
     }
 
     pub(super) fn loc(&self) -> Loc {
         Loc {
-            order: self.order,
+            order: self.cur.order,
             at: Location {
-                line: self.line,
-                cell: self.cell,
-                output: self.output,
-                execution_count: self.exec,
-                runtime_log: self.in_log,
+                line: self.cur.line,
+                cell: self.cur.cell,
+                output: self.cur.output,
+                execution_count: self.cur.exec,
+                runtime_log: self.cur.in_log,
             },
             time: None,
         }
@@ -238,17 +269,17 @@ impl Scanner {
     /// Reads the complete lines of `buf`; returns the bytes used (up to the last newline).
     pub(super) fn run(&mut self, buf: &[u8]) -> usize {
         let mut pos = 0;
-        let tail = std::mem::take(&mut self.tail);
+        let tail = std::mem::take(&mut self.src.tail);
         while pos < buf.len() {
             // A flood of per-thread records: the line after a repeated record is most likely
             // the next repeat, which the memo counts without the keyword search.
-            if self.raw_memo.is_active() && self.wrap.is_none() && self.after.is_empty() {
-                let site = self.raw_memo.site.and_then(|k| self.facts.sites.get_mut(k));
-                let (used, lines) = self.raw_memo.count_repeats(&buf[pos..], site, self.line);
+            if self.raw_memo.is_active() && self.wrap.is_none() && self.rec.after.is_empty() {
+                let site = self.raw_memo.site.and_then(|k| self.rec.facts.sites.get_mut(k));
+                let (used, lines) = self.raw_memo.count_repeats(&buf[pos..], site, self.cur.line);
                 if lines > 0 {
                     // The remembered line's bytes, and digits and commas.
-                    self.block_plain &= self.raw_memo.plain;
-                    self.facts.kernel_records += lines;
+                    self.src.block_plain &= self.raw_memo.plain;
+                    self.rec.facts.kernel_records += lines;
                     self.advance(lines);
                     pos += used;
                     continue;
@@ -260,7 +291,7 @@ impl Scanner {
                 // One pass to the next keyword: the lines it passes are counted, and whether
                 // their bytes were plain noted, on the way.
                 let s = self.kw.survey(&buf[pos..]);
-                self.block_plain &= s.plain;
+                self.src.block_plain &= s.plain;
                 self.advance(s.newlines);
                 match s.at {
                     None => {
@@ -280,7 +311,7 @@ impl Scanner {
                 break;
             };
             let le = ls + i;
-            self.block_plain = self.block_plain && is_plain(&buf[ls..le]);
+            self.src.block_plain = self.src.block_plain && is_plain(&buf[ls..le]);
             if le - ls > MAX_PIECE {
                 let mut s = ls;
                 while s < le {
@@ -296,7 +327,7 @@ impl Scanner {
             self.advance(1);
             pos = le + 1;
         }
-        self.tail = tail;
+        self.src.tail = tail;
         self.save_tail(&buf[..pos]);
         pos
     }
@@ -308,7 +339,7 @@ impl Scanner {
         // The last lines of `done`, oldest first.
         let mut lines = Vec::new();
         let mut end = done.len() - 1; // at the final newline
-        let mut no = self.line;
+        let mut no = self.cur.line;
         while lines.len() < TAIL_LINES {
             let start = memchr::memrchr(b'\n', &done[..end]).map_or(0, |i| i + 1);
             no -= 1;
@@ -320,10 +351,10 @@ impl Scanner {
             end = start - 1;
         }
         for l in lines.into_iter().rev() {
-            if self.tail.len() == TAIL_LINES {
-                self.tail.pop_front();
+            if self.src.tail.len() == TAIL_LINES {
+                self.src.tail.pop_front();
             }
-            self.tail.push_back(l);
+            self.src.tail.push_back(l);
         }
     }
 
@@ -338,7 +369,7 @@ impl Scanner {
     ) -> Vec<(u64, usize, String)> {
         let mut out = Vec::new();
         let mut end = ls;
-        let mut no = self.line;
+        let mut no = self.cur.line;
         while out.len() < k && end > 0 {
             let stop = end - 1; // the newline before the current line
             let start = memchr::memrchr(b'\n', &buf[..stop]).map_or(0, |i| i + 1);

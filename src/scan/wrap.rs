@@ -122,11 +122,11 @@ impl Scanner {
     fn finish_wrap(&mut self, w: Wrap, parsed: Vec<kernel::Parsed>, end_line: Option<u64>) {
         let end_line = end_line.filter(|&e| e != w.start.at.line);
         for p in parsed {
-            let first = self.facts.sites.is_empty();
+            let first = self.rec.facts.sites.is_empty();
             self.kernel_hit(p, &w.quote, w.start, end_line);
-            if first && !self.facts.sites.is_empty() {
-                self.facts.kernel_context = w.before.clone();
-                self.after.push((Target::Kernel, facts::CONTEXT));
+            if first && !self.rec.facts.sites.is_empty() {
+                self.rec.facts.kernel_context = w.before.clone();
+                self.rec.after.push((Target::Kernel, facts::CONTEXT));
             }
         }
     }
