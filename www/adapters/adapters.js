@@ -7,7 +7,7 @@
 // textContent and only changed by splitting text nodes, wrapping pieces in our own <span>s
 // and setting data-first-assert* attributes: never innerHTML, never Colab's own styles.
 //
-// Defines globalThis.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, readPage,
+// Defines globalThis.FirstAssertAdapters = { SELECTORS, SIGNAL, detect, collect, collectAll, fillGaps, readPage,
 // pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame: { collect, mark,
 // unmark } }.
 
@@ -64,6 +64,13 @@
       frame: [],
     },
   };
+
+  /** Whether text may show a device-side assert: the cheap test the extension makes before it
+   * hands a page's outputs to the engine (which decides). Every form the engine reads as a
+   * device-side assert matches it (tests/e2e/signal.test.mjs holds it to every case the engine
+   * calls one); what it lets through that is no assert (a quotation, advice) costs only an
+   * analysis. */
+  const SIGNAL = /[Dd]evice-side assert|Assertion (?:failed: )?\**[`']|cudaErrorAssert|hipErrorAssert|CUDA_ERROR_ASSERT|设备端断言|断言失败|AcceleratorError: index -?\d+ is out of bounds/;
 
   const ATTR = "data-first-assert";
   const ECHO = "data-first-assert-echo";
@@ -870,5 +877,5 @@
     return outer.length ? outer : doc.body ? [doc.body] : [];
   }
 
-  global.FirstAssertAdapters = { SELECTORS, detect, collect, collectAll, fillGaps, unreadableCount, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
+  global.FirstAssertAdapters = { SELECTORS, SIGNAL, detect, collect, collectAll, fillGaps, unreadableCount, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
 })(typeof globalThis !== "undefined" ? globalThis : window);

@@ -16,7 +16,6 @@
   const PREFIX = "first-assert:";
   const PANEL_URL = chrome.runtime.getURL("page/index.html?embed");
   const EXT_ORIGIN = new URL(PANEL_URL).origin;
-  const SIGNAL = /device-side assert|Assertion [`'].*[`'] failed|cudaErrorAssert|device-side assertion/;
 
   let panel = null; // { box, frame, ready: Promise, port }
   let collected = null;
@@ -237,7 +236,7 @@
     collected.sources = { ...c.sources, framesRead: frames.filter((f) => frameTexts.has(f)).length };
     collected.sources.unreadable = A.unreadableCount(collected.cells);
     const text = JSON.stringify(collected.cells);
-    const signal = SIGNAL.test(text);
+    const signal = A.SIGNAL.test(text);
     if (!signal && !force) {
       chrome.runtime.sendMessage({ type: "counts", asserts: 0, echoes: 0 }).catch(() => {});
       return;

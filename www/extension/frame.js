@@ -12,7 +12,6 @@
   if (!/-colab\.googleusercontent\.com$/.test(location.hostname) || !/outputframe\.html$/.test(location.pathname)) return;
   window.__firstAssertFrame = true;
 
-  const SIGNAL = /device-side assert|Assertion [`'].*[`'] failed|cudaErrorAssert|device-side assertion/;
   let last = "";
 
   /** Sends the frame's outputs when they changed; says so when they show an assert. */
@@ -21,7 +20,7 @@
     const key = JSON.stringify(outputs);
     if (key === last) return;
     last = key;
-    const alert = SIGNAL.test(key);
+    const alert = A.SIGNAL.test(key);
     chrome.runtime.sendMessage({ type: "frame-outputs", outputs, alert }).catch(() => {});
   }
 
