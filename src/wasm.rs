@@ -388,18 +388,29 @@ impl Session {
     }
 
     /// The lines of the kept input around a place (a few before, more after), each with its
-    /// mark, and how the place reads (`at`); with `log`, of the runtime log read beside it.
-    #[wasm_bindgen(unchecked_return_type = "{ at: string; lines: { no: number; text: string; mark: string }[] }")]
-    pub fn window(&self, cell: Option<u32>, line: f64, log: Option<bool>) -> Result<JsValue, JsError> {
+    /// mark, how the place reads (`at`) and the place itself; with `log`, of the runtime log
+    /// read beside it. Without a `line`: around the place the page opens first (the first
+    /// assert, else the first other error), or `null` when there is none.
+    #[wasm_bindgen(
+        unchecked_return_type = "null | { at: string; cell: number | null; line: number; log: boolean; lines: { no: number; text: string; mark: string }[] }"
+    )]
+    pub fn window(&self, cell: Option<u32>, line: Option<f64>, log: Option<bool>) -> Result<JsValue, JsError> {
         let Some(s) = &self.state else { return Err(JsError::new("nothing analysed yet")) };
-        let log = log.unwrap_or(false) && s.log.is_some();
-        let t = Target { cell: cell.filter(|_| !log), line: line.max(1.0) as u64, log };
+        let asked = match line {
+            Some(line) => Target { cell, line: line.max(1.0) as u64, log: log.unwrap_or(false) },
+            None => match view::initial_target(&s.report) {
+                Some(t) => t,
+                None => return Ok(JsValue::NULL),
+            },
+        };
+        let log = asked.log && s.log.is_some();
+        let t = Target { cell: asked.cell.filter(|_| !log), line: asked.line, log };
         let source = if log { s.log.as_ref().unwrap_or(&s.source) } else { &s.source };
         let lines: Vec<WindowItem> = view::window(&s.report, source, t)
             .into_iter()
             .map(|l| WindowItem { no: l.no, text: l.text, mark: l.mark.class() })
             .collect();
-        json_to_js(&Window { at: view::where_(&s.report, source, t), lines })
+        json_to_js(&Window { at: view::where_(&s.report, source, t), cell: t.cell, line: t.line, log: t.log, lines })
     }
 
     /// The key under which the page remembers the checklist of this input.
@@ -434,12 +445,15 @@ struct WindowItem {
 
 struct Window {
     at: String,
+    cell: Option<u32>,
+    line: u64,
+    log: bool,
     lines: Vec<WindowItem>,
 }
 
 crate::report_json::fields!(MapItem { label, title, mark, cell, line, log });
 crate::report_json::fields!(WindowItem { no, text, mark });
-crate::report_json::fields!(Window { at, lines });
+crate::report_json::fields!(Window { at, cell, line, log, lines });
 
 /// A value as a plain JavaScript object, through its JSON.
 fn json_to_js<T: crate::report_json::Json + ?Sized>(v: &T) -> Result<JsValue, JsError> {

@@ -45,10 +45,16 @@ fn the_session_maps_its_input_and_shows_windows_of_it() {
     assert_eq!(marked.len(), 1);
     assert_eq!(get(&marked[0], &["cell"]).as_f64(), first_cell.as_f64());
     let line = get(&report, &["first_assert", "line"]).as_f64().unwrap();
-    let w = s.window(first_cell.as_f64().map(|c| c as u32), line, None).unwrap_or_else(|_| panic!("window"));
+    let w = s.window(first_cell.as_f64().map(|c| c as u32), Some(line), None).unwrap_or_else(|_| panic!("window"));
     let lines = js_sys::Array::from(&get(&w, &["lines"]));
     assert!(lines.iter().any(|l| get(&l, &["mark"]).as_string().as_deref() == Some("first")));
     assert!(get(&w, &["at"]).as_string().unwrap().contains("cell"));
+    // Without a place: the engine's first place, the first assert (what the page opens).
+    let first = s.window(None, None, None).unwrap_or_else(|_| panic!("window"));
+    assert_eq!(get(&first, &["cell"]).as_f64(), first_cell.as_f64());
+    assert_eq!(get(&first, &["line"]).as_f64(), Some(line));
+    assert_eq!(get(&first, &["log"]).as_bool(), Some(false));
+    assert_eq!(get(&first, &["at"]).as_string(), get(&w, &["at"]).as_string());
 
     // A log: at most 120 runs of lines, the first assert's run marked.
     let mut s = Session::new();
@@ -58,9 +64,11 @@ fn the_session_maps_its_input_and_shows_windows_of_it() {
     assert!(map.iter().any(|e| get(&e, &["mark"]).as_string().as_deref() == Some("first")));
     for log in [TRUSTED_LOG, OTHER_LOG, CLEAN_LOG] {
         s.analyze_text(log.to_string(), opts("en")).unwrap_or_else(|_| panic!("log"));
-        assert!(s.window(None, 1.0, None).is_ok());
+        assert!(s.window(None, Some(1.0), None).is_ok());
     }
-    assert!(Session::new().window(None, 1.0, None).is_err(), "nothing analysed yet");
+    // A clean log has no place to open first.
+    assert!(s.window(None, None, None).unwrap_or_else(|_| panic!("window")).is_null());
+    assert!(Session::new().window(None, Some(1.0), None).is_err(), "nothing analysed yet");
 }
 
 #[wasm_bindgen_test]
@@ -282,7 +290,11 @@ fn a_runtime_log_in_the_options_joins_the_notebook_and_has_windows() {
     assert_eq!(get(&r, &["first_assert", "runtime_log"]).as_bool(), Some(true));
     assert_eq!(get(&r, &["input", "runtime_log", "form"]).as_string().as_deref(), Some("csv"));
     let line = get(&r, &["first_assert", "line"]).as_f64().unwrap();
-    let w = s.window(None, line, Some(true)).unwrap_or_else(|_| panic!("window"));
+    let w = s.window(None, Some(line), Some(true)).unwrap_or_else(|_| panic!("window"));
+    // The first place is the log's line too.
+    let first = s.window(None, None, None).unwrap_or_else(|_| panic!("window"));
+    assert_eq!(get(&first, &["log"]).as_bool(), Some(true));
+    assert_eq!(get(&first, &["line"]).as_f64(), Some(line));
     assert!(get(&w, &["at"]).as_string().unwrap().contains("runtime log"));
     let lines = js_sys::Array::from(&get(&w, &["lines"]));
     assert!(lines.iter().any(|l| get(&l, &["text"]).as_string().unwrap().contains("srcIndex")));

@@ -658,20 +658,17 @@ export class ReportView {
     const w = el("div", "fa-window");
     w.setAttribute("data-testid", "window");
     s.append(w);
-    const at = this.target ?? this.initialTarget();
-    if (at) this.fillWindow(w, at.cell, at.line, at.log);
+    this.fillWindow(w, this.target);
   }
 
-  /** Where the window opens first: the first assert, else the first other error. */
-  initialTarget() {
-    const at = this.report.first_assert ?? this.report.other_errors?.[0];
-    return at ? { cell: at.cell ?? null, line: at.line, log: at.runtime_log === true } : null;
-  }
-
-  /** Fills the window with the lines around a place; `then` runs once they are shown. The
-   * session answers at once (the package) or later (the engine in a worker): both work. */
-  fillWindow(w, cell, line, log = false, then = null) {
+  /** Fills the window with the lines around a place (`target`: `{ cell, line, log }`; without
+   * one, where the engine opens first: the first assert, else the first other error); `then`
+   * runs once they are shown. The session answers at once (the package) or later (the engine
+   * in a worker): both work. */
+  fillWindow(w, target, then = null) {
     const draw = (win) => {
+      if (!win) return;
+      const { cell, line, log } = win;
       w.replaceChildren();
       w.setAttribute("data-cell", cell == null ? "" : String(cell));
       w.setAttribute("data-line", String(line));
@@ -696,7 +693,7 @@ export class ReportView {
       w.append(lines);
       then?.();
     };
-    const win = this.session.window(cell ?? undefined, line, log);
+    const win = target ? this.session.window(target.cell ?? undefined, target.line, target.log) : this.session.window();
     if (typeof win?.then === "function") win.then(draw, () => {});
     else draw(win);
   }
@@ -706,7 +703,7 @@ export class ReportView {
     this.target = { cell: cell ?? null, line: Math.max(1, Math.floor(line)), log };
     const w = this.root.querySelector("[data-testid=window]");
     if (!w || !this.session) return;
-    this.fillWindow(w, this.target.cell, this.target.line, log, () => {
+    this.fillWindow(w, this.target, () => {
       // Focus goes where the jump lands, with a way back to the answer.
       const back = text("button", "button quiet fa-back", this.t("view_back"));
       back.type = "button";
