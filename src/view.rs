@@ -80,6 +80,13 @@ pub struct WindowLine {
     pub no: u64,
     pub text: String,
     pub mark: Mark,
+    /// How many of the lines right after this one repeat it with other numbers (a kernel's
+    /// record printed thread after thread): the page shows them folded under this one. 0 for
+    /// a line that heads no run, and for the lines inside one.
+    pub repeats: u32,
+    /// The threads the run names, lowest and highest (`thread: [65,0,0]` names 65), when
+    /// every line of it names one.
+    pub threads: Option<[u32; 2]>,
 }
 
 /// The longest line a window shows, in characters.
@@ -315,7 +322,7 @@ pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLin
     let marks = marks(report);
     let from = target.line.saturating_sub(BEFORE).max(1);
     let to = target.line + AFTER;
-    source
+    let mut lines: Vec<WindowLine> = source
         .lines(target.cell, from, to)
         .into_iter()
         .map(|(no, text)| {
@@ -324,9 +331,59 @@ pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLin
                 .filter(|(t, _)| t.cell == target.cell && t.log == target.log && t.line == no)
                 .map(|(_, m)| *m)
                 .max();
-            WindowLine { no, text, mark: mark.unwrap_or(Mark::None) }
+            WindowLine { no, text, mark: mark.unwrap_or(Mark::None), repeats: 0, threads: None }
         })
-        .collect()
+        .collect();
+    fold_repeats(&mut lines, target.line);
+    lines
+}
+
+/// Marks the runs of three or more consecutive lines that differ only in their numbers and
+/// have the same mark (a record repeated per thread): the first line of a run heads it. The
+/// line `target` stands on its own.
+fn fold_repeats(lines: &mut [WindowLine], target: u64) {
+    // A line with each run of digits as one `#` (`12` and `7` are the same number).
+    let shape = |s: &str| -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut digits = false;
+        for c in s.chars() {
+            if !c.is_ascii_digit() {
+                out.push(c);
+            } else if !digits {
+                out.push('#');
+            }
+            digits = c.is_ascii_digit();
+        }
+        out
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        let head = shape(&lines[i].text);
+        let mut end = i + 1;
+        while end < lines.len()
+            && lines[i].no != target
+            && lines[end].no != target
+            && lines[end].mark == lines[i].mark
+            && shape(&lines[end].text) == head
+        {
+            end += 1;
+        }
+        if end - i >= 3 {
+            let threads: Option<Vec<u32>> = lines[i..end].iter().map(|l| thread_of(&l.text)).collect();
+            lines[i].repeats = (end - i - 1) as u32;
+            lines[i].threads = threads.map(|t| [*t.iter().min().unwrap_or(&0), *t.iter().max().unwrap_or(&0)]);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The thread a kernel record names (`thread: [65,0,0]` gives 65).
+fn thread_of(s: &str) -> Option<u32> {
+    let rest = &s[s.find("thread: [")? + "thread: [".len()..];
+    let digits = &rest[..rest.find(',')?];
+    digits.parse().ok()
 }
 
 /// Where the page opens its window first: the first assert, else the first other error.
@@ -460,5 +517,28 @@ mod tests {
         let mut longer = big.clone();
         longer.insert(2 << 20, 0);
         assert_ne!(fingerprint(&longer), base);
+    }
+
+    #[test]
+    fn records_repeated_per_thread_fold_under_their_first_line() {
+        let rec = |t: u32| format!("Loss.cu:250: nll: block: [0,0,0], thread: [{t},0,0] Assertion `t >= 0` failed.");
+        let line = |no: u64, text: String, mark: Mark| WindowLine { no, text, mark, repeats: 0, threads: None };
+        let mut lines: Vec<WindowLine> = vec![line(1, "epoch 1".into(), Mark::None)];
+        lines.extend((0..5).map(|k| line(2 + k, rec(40 - k as u32), Mark::None)));
+        lines.push(line(7, "epoch 12".into(), Mark::None));
+        lines.push(line(8, "epoch 13".into(), Mark::None));
+        // The target stands alone: the run after it starts again.
+        lines.extend((0..4).map(|k| line(9 + k, rec(7 + k as u32), if k == 0 { Mark::First } else { Mark::None })));
+        fold_repeats(&mut lines, 9);
+        let folded: Vec<(u64, u32, Option<[u32; 2]>)> =
+            lines.iter().filter(|l| l.repeats > 0).map(|l| (l.no, l.repeats, l.threads)).collect();
+        // Lines 2-6 (threads 36-40) fold; "epoch 12", "epoch 13" are two, not a run; line 9 is
+        // the target; 10-12 (threads 8-10) fold.
+        assert_eq!(folded, vec![(2, 4, Some([36, 40])), (10, 2, Some([8, 10]))]);
+        // Lines without a thread fold too, without threads.
+        let mut plain: Vec<WindowLine> =
+            (0..3).map(|k| line(k + 1, format!("step {k} loss 0.{k}"), Mark::None)).collect();
+        fold_repeats(&mut plain, 99);
+        assert_eq!((plain[0].repeats, plain[0].threads), (2, None));
     }
 }

@@ -392,7 +392,7 @@ impl Session {
     /// read beside it. Without a `line`: around the place the page opens first (the first
     /// assert, else the first other error), or `null` when there is none.
     #[wasm_bindgen(
-        unchecked_return_type = "null | { at: string; cell: number | null; line: number; log: boolean; lines: { no: number; text: string; mark: string }[] }"
+        unchecked_return_type = "null | { at: string; cell: number | null; line: number; log: boolean; lines: { no: number; text: string; mark: string; repeats: number; threads: [number, number] | null }[] }"
     )]
     pub fn window(&self, cell: Option<u32>, line: Option<f64>, log: Option<bool>) -> Result<JsValue, JsError> {
         let Some(s) = &self.state else { return Err(JsError::new("nothing analysed yet")) };
@@ -408,7 +408,13 @@ impl Session {
         let source = if log { s.log.as_ref().unwrap_or(&s.source) } else { &s.source };
         let lines: Vec<WindowItem> = view::window(&s.report, source, t)
             .into_iter()
-            .map(|l| WindowItem { no: l.no, text: l.text, mark: l.mark.class() })
+            .map(|l| WindowItem {
+                no: l.no,
+                text: l.text,
+                mark: l.mark.class(),
+                repeats: l.repeats,
+                threads: l.threads,
+            })
             .collect();
         json_to_js(&Window { at: view::where_(&s.report, source, t), cell: t.cell, line: t.line, log: t.log, lines })
     }
@@ -441,6 +447,8 @@ struct WindowItem {
     no: u64,
     text: String,
     mark: &'static str,
+    repeats: u32,
+    threads: Option<[u32; 2]>,
 }
 
 struct Window {
@@ -452,7 +460,7 @@ struct Window {
 }
 
 crate::report_json::fields!(MapItem { label, title, mark, cell, line, log });
-crate::report_json::fields!(WindowItem { no, text, mark });
+crate::report_json::fields!(WindowItem { no, text, mark, repeats, threads });
 crate::report_json::fields!(Window { at, cell, line, log, lines });
 
 /// A value as a plain JavaScript object, through its JSON.

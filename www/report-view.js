@@ -66,26 +66,6 @@ function storage() {
   }
 }
 
-/** The thread a kernel record names (`thread: [65,0,0]` gives 65), or null. */
-function thread(s) {
-  const m = /thread: \[(\d+),/.exec(s);
-  return m ? Number(m[1]) : null;
-}
-
-/** Consecutive lines that differ only in their numbers (a record repeated per thread), as
- * groups: a group of three or more is shown as its first line and a count. The line a jump
- * targets stays on its own. */
-function repeats(lines, target) {
-  const shape = (s) => s.replace(/\d+/g, "#");
-  const groups = [];
-  for (const l of lines) {
-    const g = groups.at(-1);
-    if (g && l.no !== target && g[0].no !== target && l.mark === g[0].mark && shape(l.text) === shape(g[0].text)) g.push(l);
-    else groups.push([l]);
-  }
-  return groups.flatMap((g) => (g.length >= 3 ? [g] : g.map((l) => [l])));
-}
-
 /** Where something is (an object with `line`, `cell`, `execution_count`, as the report's
  * places are), in the words of `t` (a message's key and arguments to its text): `line 12`, or
  * `cell [3], line 12` in a notebook (the engine's `i18n::location`). */
@@ -676,17 +656,19 @@ export class ReportView {
       const heading = this.t("view_window_at", { at: win.at });
       w.append(text("h3", "", heading));
       const lines = this.linesBox(heading);
-      for (const group of repeats(win.lines, line)) {
-        const [head, ...more] = group;
+      // A kernel's record repeated by thread after thread (the engine folds the run under its
+      // first line): one line, the rest on demand.
+      for (let i = 0; i < win.lines.length; i++) {
+        const head = win.lines[i];
         const row = this.lineRow(head.no, head.text, head.mark);
         if (head.no === line) row.classList.add("target");
         lines.append(row);
-        if (!more.length) continue;
-        // A kernel's record repeated by thread after thread: one line, the rest on demand.
+        if (!(head.repeats > 0)) continue;
+        const more = win.lines.slice(i + 1, i + 1 + head.repeats);
+        i += more.length;
         const det = el("details", "fa-repeat");
-        const threads = group.map((l) => thread(l.text)).filter((t) => t != null);
-        const args = { n: more.length, from: Math.min(...threads), to: Math.max(...threads) };
-        det.append(text("summary", "", this.t(threads.length === group.length ? "view_repeat_threads" : "view_repeat_lines", args)));
+        const args = { n: more.length, from: head.threads?.[0], to: head.threads?.[1] };
+        det.append(text("summary", "", this.t(head.threads ? "view_repeat_threads" : "view_repeat_lines", args)));
         for (const l of more) det.append(this.lineRow(l.no, l.text, l.mark));
         lines.append(det);
       }
