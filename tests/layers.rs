@@ -372,6 +372,11 @@ fn source_files() -> Vec<(String, String, String)> {
         if rel.components().count() == 1 && SKIPPED.contains(&rel.to_str().unwrap()) {
             continue;
         }
+        // A module's tests in a file of their own (`src/json/tests.rs`) may import anything,
+        // as a test module inside a file may.
+        if rel.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
         let code = mask(&std::fs::read_to_string(&p).unwrap());
         files.push((format!("src/{}", rel.display()), module_of(rel), code));
     }
