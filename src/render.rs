@@ -67,10 +67,6 @@ fn short(s: &str, max_chars: usize) -> String {
     t
 }
 
-fn where_(l: Lang, at: &Location) -> String {
-    crate::text::location(l, at)
-}
-
 /// Renders the report as text.
 pub fn text(r: &Report, o: &TextOptions) -> String {
     let st = Style { on: o.color };
@@ -154,7 +150,7 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
             let _ = writeln!(
                 out,
                 "       {} {} {}",
-                st.dim(&heading(l, &where_(l, &e.at))),
+                st.dim(&heading(l, &e.place)),
                 st.dim(&format!("[{}]", e.scope)),
                 short(&e.text, 160)
             );
@@ -170,7 +166,7 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
         let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
         field(out, st, l, Msg::RenderCandidate.text(l), &value);
         for e in &k.evidence {
-            let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 160));
+            let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &e.place)), short(&e.text, 160));
         }
     }
 }
@@ -179,7 +175,7 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
 fn stack(out: &mut String, st: &Style, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
     let _ = writeln!(out);
     let head = match raised {
-        Some(ra) => Msg::RenderRaised.fill(l, &[("at", &where_(l, &ra.at))]),
+        Some(ra) => Msg::RenderRaised.fill(l, &[("at", &ra.place)]),
         None => String::new(),
     };
     let _ = writeln!(out, "{} {}", st.warn(&heading(l, Msg::RenderTraceback.text(l))), head);
@@ -208,7 +204,7 @@ fn echoes(out: &mut String, st: &Style, r: &Report) {
     let _ = writeln!(out, "{}", st.warn(&Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)])));
     for e in r.echoes.iter().take(5) {
         let _ =
-            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 140));
+            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &e.place)), short(&e.text, 140));
     }
     let rest = r.echo_count.saturating_sub(5);
     if rest > 0 {
@@ -223,7 +219,7 @@ fn other_errors(out: &mut String, st: &Style, r: &Report) {
     let _ = writeln!(out, "{}", st.warn(&heading(l, Msg::RenderOtherErrors.text(l))));
     for e in r.other_errors.iter().take(5) {
         let _ =
-            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &where_(l, &e.at))), short(&e.text, 140));
+            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &e.place)), short(&e.text, 140));
     }
 }
 

@@ -237,6 +237,10 @@ pub struct FirstAssert {
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,
+    /// Where it is, in the report's language (`line 12`, `cell [3], line 12`): what the page
+    /// and the Markdown show beside it.
+    #[serde(rename = "where", default)]
+    pub place: String,
     /// The last line of the record when it was wrapped over several lines.
     pub end_line: Option<u64>,
     /// Kernel line, DSA record or host error.
@@ -365,6 +369,10 @@ pub struct RaisedAt {
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,
+    /// Where it is, in the report's language (`line 12`, `cell [3], line 12`): what the page
+    /// and the Markdown show beside it.
+    #[serde(rename = "where", default)]
+    pub place: String,
     /// The exception class (`RuntimeError`, `torch.AcceleratorError`, ...).
     pub exception: Option<String>,
     /// The deepest frame of the user's own code: the line the user sees blamed.
@@ -391,6 +399,10 @@ pub struct Evidence {
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,
+    /// Where it is, in the report's language (`line 12`, `cell [3], line 12`): what the page
+    /// and the Markdown show beside it.
+    #[serde(rename = "where", default)]
+    pub place: String,
 }
 
 /// The most likely cause.
@@ -449,6 +461,10 @@ pub struct Echo {
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,
+    /// Where it is, in the report's language (`line 12`, `cell [3], line 12`): what the page
+    /// and the Markdown show beside it.
+    #[serde(rename = "where", default)]
+    pub place: String,
     /// `device_assert` or the kind of the other CUDA error (`cublas`, `cudnn`, ...).
     pub kind: String,
     /// The exception class, when printed.
@@ -517,6 +533,10 @@ pub struct OtherError {
     /// Where it is.
     #[serde(flatten)]
     pub at: Location,
+    /// Where it is, in the report's language (`line 12`, `cell [3], line 12`): what the page
+    /// and the Markdown show beside it.
+    #[serde(rename = "where", default)]
+    pub place: String,
     /// The exception class, when printed.
     pub exception: Option<String>,
     /// What this kind of error usually means, in the report's language.

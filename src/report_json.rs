@@ -214,7 +214,7 @@ impl Json for crate::text::Lang {
     }
 }
 
-/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`).
+/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`; `@where` writes `place` as `where`).
 macro_rules! fields {
     ($t:ty { $($f:tt)* }) => {
         impl $crate::report_json::Json for $t {
@@ -227,6 +227,11 @@ macro_rules! fields {
     };
     (@ $s:ident, $o:ident, @at $(, $($rest:tt)*)?) => {{
         $s.at.members($o);
+        $($crate::report_json::fields!(@ $s, $o, $($rest)*);)?
+    }};
+    (@ $s:ident, $o:ident, @where $(, $($rest:tt)*)?) => {{
+        $o.key("where");
+        $crate::report_json::Json::json(&$s.place, $o);
         $($crate::report_json::fields!(@ $s, $o, $($rest)*);)?
     }};
     (@ $s:ident, $o:ident, $f:ident $(, $($rest:tt)*)?) => {{
@@ -295,20 +300,20 @@ fields!(Probe { code, ops });
 fields!(Tool { name, version });
 fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
-fields!(FirstAssert { text, text_truncated, @at, end_line, kind, dialect, site, repeats, offending, context });
+fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
 fields!(KernelSite { file, line, function, name, condition, block, thread });
 fields!(Repeats { count, blocks, threads, block_range, thread_range, last_line });
 fields!(ContextLine { line, text });
 fields!(KernelSiteCount { site, count, first, rule, category });
 fields!(Frame { file, line, function, code, user, library });
-fields!(RaisedAt { text, @at, exception, user_frame, op_frame, frames });
-fields!(Evidence { scope, text, matched, @at });
+fields!(RaisedAt { text, @at, @where, exception, user_frame, op_frame, frames });
+fields!(Evidence { scope, text, matched, @at, @where });
 fields!(Cause { category, rule, confidence, title, summary, why, fix, check, snippet, ops, evidence, candidates });
 fields!(Candidate { category, rule, confidence, title, evidence });
-fields!(Echo { text, @at, kind, exception });
+fields!(Echo { text, @at, @where, kind, exception });
 fields!(Stack { trustworthy, async_note, launch_blocking, launch_blocking_at, innocent_op, explanation });
-fields!(OtherError { kind, text, @at, exception, explanation });
+fields!(OtherError { kind, text, @at, @where, exception, explanation });
 fields!(Step { id, title, body, code, done });
 fields!(Note { id, text });
 

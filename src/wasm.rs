@@ -9,7 +9,7 @@
 
 use crate::input::{self, Cell};
 use crate::pipeline::{self, Options};
-use crate::report::Report;
+use crate::report::{Location, Report};
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
 use wasm_bindgen::prelude::*;
@@ -40,6 +40,12 @@ export interface Location {
   runtime_log?: true;
 }
 
+/** A place the report names, with where it is in the report's language ("line 12",
+ * "cell [3], line 12"): what a view shows beside it. */
+export interface Place extends Location {
+  where: string;
+}
+
 export type Category = "invalid_label" | "index_out_of_bounds" | "invalid_value" | "shape_mismatch" | "dtype_mismatch" | "stale_context" | "unknown";
 
 /** The report (see the README for every field). */
@@ -51,7 +57,7 @@ export interface Report {
     runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[] };
   verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable";
   headline: string;
-  first_assert: null | (Location & {
+  first_assert: null | (Place & {
     text: string; text_truncated: boolean; end_line: number | null; offending: { value: string; allowed: string } | null;
     kind: "kernel_assert" | "dsa_report" | "host_error"; dialect: string;
     site: null | { file: string; line: number | null; function: string | null; name: string | null; condition: string | null; block: number[] | null; thread: number[] | null };
@@ -59,16 +65,16 @@ export interface Report {
     context: { line: number; text: string }[];
   });
   kernel_sites: { site: object; count: number; first: Location; rule: string | null; category: Category | null }[];
-  raised_at: null | (Location & { text: string; exception: string | null; user_frame: object | null; op_frame: object | null; frames: object[] });
+  raised_at: null | (Place & { text: string; exception: string | null; user_frame: object | null; op_frame: object | null; frames: object[] });
   cause: null | {
     category: Category; rule: string; confidence: number; title: string; summary: string; why: string; fix: string; check: string;
-    snippet: string | null; ops: string[]; evidence: (Location & { scope: string; text: string; matched: string | null })[];
-    candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Location & { scope: string; text: string; matched: string | null })[] }[];
+    snippet: string | null; ops: string[]; evidence: (Place & { scope: string; text: string; matched: string | null })[];
+    candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Place & { scope: string; text: string; matched: string | null })[] }[];
   };
-  echoes: (Location & { text: string; kind: string; exception: string | null })[];
+  echoes: (Place & { text: string; kind: string; exception: string | null })[];
   echo_count: number;
   stack: null | { trustworthy: boolean; async_note: boolean; launch_blocking: string; launch_blocking_at: Location | null; innocent_op: string | null; explanation: string };
-  other_errors: (Location & { kind: string; text: string; exception: string | null; explanation: string })[];
+  other_errors: (Place & { kind: string; text: string; exception: string | null; explanation: string })[];
   checklist: { id: string; title: string; body: string; code: string | null; done: boolean }[];
   probe: null | { code: string; ops: string[] };
   notes: { id: string; text: string }[];
@@ -248,6 +254,22 @@ pub fn analyze_cells(
 }
 
 /// The package version.
+/// Where a place of a report is, in `lang`'s words (`cell [3], line 12`): for a report whose
+/// places carry no `where` (a link shared from an older page).
+#[wasm_bindgen(js_name = whereIs)]
+pub fn where_is(
+    line: f64,
+    cell: Option<u32>,
+    execution_count: Option<f64>,
+    runtime_log: bool,
+    lang: &str,
+) -> Result<String, JsError> {
+    let l = Lang::from_tag(lang).ok_or_else(|| JsError::new(&format!("unknown language `{lang}`")))?;
+    texts_ready(l)?;
+    let at = Location { line: line as u64, cell, output: None, execution_count: execution_count.map(|n| n as i64), runtime_log };
+    Ok(crate::text::location(l, &at))
+}
+
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()

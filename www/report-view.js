@@ -66,16 +66,6 @@ function storage() {
   }
 }
 
-/** Where something is (an object with `line`, `cell`, `execution_count`, as the report's
- * places are), in the words of `t` (a message's key and arguments to its text): `line 12`, or
- * `cell [3], line 12` in a notebook (the engine's `i18n::location`). */
-export function where(t, at) {
-  if (at.runtime_log === true) return t("at_runtime_log", { line: at.line });
-  if (at.cell == null) return t("at_line", { line: at.line });
-  if (at.execution_count != null) return t("at_cell", { exec: at.execution_count, line: at.line });
-  return t("at_cell_pos", { pos: at.cell + 1, line: at.line });
-}
-
 /** Writes `text` to the clipboard; where the clipboard API is missing or refused, the old
  * `execCommand("copy")`. Whether it worked. */
 async function writeClipboard(text) {
@@ -133,10 +123,6 @@ export class ReportView {
 
   t(key, args) {
     return fill(this.messages[key] ?? key, args);
-  }
-
-  where(at) {
-    return where((k, a) => this.t(k, a), at);
   }
 
   /** Renders `report` (the engine's object) into the root, replacing what was there. */
@@ -251,7 +237,7 @@ export class ReportView {
     for (const at of [q.first_assert ?? q.raised_at, ...(q.echoes ?? [])].filter(Boolean).slice(0, 5)) {
       const li = el("li");
       li.setAttribute("data-line", String(at.line));
-      li.append(text("span", "fa-jump", this.where(at)), text("code", "", at.text));
+      li.append(text("span", "fa-jump", at.where), text("code", "", at.text));
       ul.append(li);
     }
     const treat = text("button", "button", this.t("view_treat"));
@@ -402,7 +388,7 @@ export class ReportView {
   }
 
   jumpTo(at) {
-    return this.jumpButton(this.where(at), at.cell, at.line, at.runtime_log === true);
+    return this.jumpButton(at.where, at.cell, at.line, at.runtime_log === true);
   }
 
   /** A block of code with its copy button; `about` names it for screen readers (each region its own name). */
@@ -452,7 +438,7 @@ export class ReportView {
     const rep = f.repeats;
     if (rep && rep.count > 1) where.append(" ", text("span", "fa-repeats", this.repeats(rep)));
     s.append(where);
-    const box = this.linesBox(this.t("view_record_label", { at: this.where(f) }));
+    const box = this.linesBox(this.t("view_record_label", { at: f.where }));
     box.classList.add("fa-record");
     const row = el("div", "fa-line mark-first");
     row.setAttribute("data-line", String(f.line));

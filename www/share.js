@@ -7,7 +7,7 @@
 // engine's src/share/markdown.rs, ported: the package has no bytes to spare for it).
 // tests/e2e/share.test.mjs checks both write the same text, byte for byte.
 
-import { fill, sanitize, where } from "./report-view.js";
+import { fill, sanitize } from "./report-view.js";
 
 /** The version of the link's format (`#r1.` + base64url of the deflated JSON). */
 const LINK_PREFIX = "#r1.";
@@ -83,10 +83,6 @@ export class Sharer {
     return out;
   }
 
-  where(at) {
-    return where((k, a) => this.t(k, a), at);
-  }
-
   item(label, value) {
     return this.t("view_label", { label, value });
   }
@@ -112,12 +108,12 @@ export class Sharer {
     const echoes = r.echoes ?? [];
     if (echoes.length) {
       md += (r.echo_count === 1
-        ? this.t("share_echo_one", { at: this.where(echoes[0]) })
-        : this.t("share_echoes", { n: r.echo_count, from: this.where(echoes[0]), to: this.where(echoes.at(-1)) })) + "\n\n";
+        ? this.t("share_echo_one", { at: echoes[0].where })
+        : this.t("share_echoes", { n: r.echo_count, from: echoes[0].where, to: echoes.at(-1).where })) + "\n\n";
     }
     if (r.other_errors?.length) {
       md += `**${this.t("share_other")}**\n\n`;
-      for (const e of r.other_errors) md += `- ${this.item(this.where(e), code(e.text))} ${prose(e.explanation)}\n`;
+      for (const e of r.other_errors) md += `- ${this.item(e.where, code(e.text))} ${prose(e.explanation)}\n`;
       md += "\n";
     }
     if (r.verdict === "clean" || r.verdict === "unreadable") {
@@ -139,7 +135,7 @@ export class Sharer {
   }
 
   firstAssert(fa) {
-    const head = [`**${this.t("share_first")}**`, this.where(fa)];
+    const head = [`**${this.t("share_first")}**`, fa.where];
     if (fa.site) {
       const file = basename(fa.site.file);
       head.push(code(fa.site.line != null ? `${file}:${fa.site.line}` : file));
@@ -158,7 +154,7 @@ export class Sharer {
     let md = `**${this.t("share_cause")}** · ${this.t(`view_category_${c.category}`)} · ${this.t("view_sure", { pct })}\n\n${prose(c.summary)}\n\n`;
     if (c.evidence?.length) {
       md += `${this.item(this.t("share_evidence"), "").trimEnd()}\n\n`;
-      for (const e of c.evidence) md += `- ${this.item(this.where(e), code(e.text))}\n`;
+      for (const e of c.evidence) md += `- ${this.item(e.where, code(e.text))}\n`;
       md += "\n";
     }
     return md;
@@ -169,7 +165,7 @@ export class Sharer {
     const f = raised?.user_frame;
     if (f && f.code != null) {
       const file = f.line != null ? `${f.file}:${f.line}` : f.file;
-      const at = `${this.where(raised)} · ${code(file)}`;
+      const at = `${raised.where} · ${code(file)}`;
       const paren = this.zh ? `（${at}）` : `(${at})`;
       md += `- ${this.item(this.t("view_blamed"), code(f.code))} ${paren}\n\n`;
     }
@@ -338,11 +334,19 @@ export async function unpack(hash) {
   return { report: payload.report, seen, cut: Number.isInteger(payload.cut) ? payload.cut : 0 };
 }
 
+/** The places a report names, each with `where` (a link shared before the engine wrote it has
+ * none: the page asks the engine for the words). */
+export function places(r) {
+  const c = r.cause;
+  const evidence = [...(c?.evidence ?? []), ...(c?.candidates ?? []).flatMap((x) => x.evidence ?? [])];
+  return [r.first_assert, r.raised_at, ...(r.echoes ?? []), ...(r.other_errors ?? []), ...evidence].filter(Boolean);
+}
+
 const VERDICTS = ["device_assert", "other_cuda_error", "clean", "unreadable"];
 const isStr = (v) => typeof v === "string";
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 const optStr = (v) => v == null || isStr(v);
-const place = (p) => p && typeof p === "object" && isNum(p.line) && (p.cell == null || isNum(p.cell)) && (p.execution_count == null || isNum(p.execution_count));
+const place = (p) => p && typeof p === "object" && isNum(p.line) && optStr(p.where) && (p.cell == null || isNum(p.cell)) && (p.execution_count == null || isNum(p.execution_count));
 const list = (v, ok) => v == null || (Array.isArray(v) && v.length <= 10000 && v.every(ok));
 
 /** The report's shape as the view reads it: every field the view touches has its type. */
@@ -354,7 +358,7 @@ export function validReport(r) {
   if (fa?.site != null && !(isStr(fa.site.file) && optStr(fa.site.function) && optStr(fa.site.condition))) return false;
   if (fa?.repeats != null && !(isNum(fa.repeats.count) && isNum(fa.repeats.threads) && isNum(fa.repeats.blocks))) return false;
   const c = r.cause;
-  if (c != null && !(isStr(c.title) && isStr(c.summary) && isStr(c.category) && isStr(c.rule) && isNum(c.confidence) && list(c.evidence, (e) => place(e) && isStr(e.text)) && list(c.ops, isStr) && list(c.candidates, (x) => isStr(x.title) && isNum(x.confidence)))) return false;
+  if (c != null && !(isStr(c.title) && isStr(c.summary) && isStr(c.category) && isStr(c.rule) && isNum(c.confidence) && list(c.evidence, (e) => place(e) && isStr(e.text)) && list(c.ops, isStr) && list(c.candidates, (x) => isStr(x.title) && isNum(x.confidence) && list(x.evidence, (e) => place(e) && isStr(e.text))))) return false;
   if (r.stack != null && !(typeof r.stack.trustworthy === "boolean" && isStr(r.stack.explanation))) return false;
   const ra = r.raised_at;
   if (ra != null && !(place(ra) && isStr(ra.text) && (ra.user_frame == null || (isStr(ra.user_frame.file) && optStr(ra.user_frame.code))) && list(ra.frames, (f) => isStr(f.file)))) return false;

@@ -45,6 +45,7 @@ pub(super) fn kernel_first_assert(k: &KernelHit, agg: Option<&SiteAgg>, facts: &
         text: k.quote.text.clone(),
         text_truncated: k.quote.truncated,
         at: k.loc.at,
+        place: String::new(),
         end_line: k.end_line,
         kind: if k.dialect == "dsa" { AssertKind::DsaReport } else { AssertKind::KernelAssert },
         dialect: k.dialect.to_string(),
@@ -92,5 +93,5 @@ pub(super) fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
     let user_frame = frames.iter().rev().find(|f| f.user).cloned();
     let op_frame = frames.last().cloned();
     let frames = if frames.len() > 64 { frames[frames.len() - 64..].to_vec() } else { frames };
-    RaisedAt { text: h.quote.text.clone(), at: h.loc.at, exception: h.exception.clone(), user_frame, op_frame, frames }
+    RaisedAt { text: h.quote.text.clone(), at: h.loc.at, place: String::new(), exception: h.exception.clone(), user_frame, op_frame, frames }
 }

@@ -50,6 +50,7 @@ impl<'a> Firsts<'a> {
                 text: h.quote.text.clone(),
                 text_truncated: h.quote.truncated,
                 at: h.loc.at,
+                place: String::new(),
                 end_line: None,
                 kind: AssertKind::HostError,
                 dialect: h.dialect.to_string(),
@@ -91,6 +92,7 @@ pub(super) fn echoes(
                 echoes.push(Echo {
                     text: h.quote.text.clone(),
                     at: h.loc.at,
+                    place: String::new(),
                     kind: kind_id(h.kind).to_string(),
                     exception: h.exception.clone(),
                 });
@@ -101,6 +103,7 @@ pub(super) fn echoes(
                     kind: k.to_string(),
                     text: h.quote.text.clone(),
                     at: h.loc.at,
+                    place: String::new(),
                     exception: h.exception.clone(),
                     explanation: other_explanation(k).text(lang).to_string(),
                 });

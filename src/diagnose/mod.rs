@@ -84,7 +84,7 @@ pub fn diagnose(facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> R
     let headline =
         headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), ctx.unreadable.len(), lang);
 
-    Report {
+    let mut report = Report {
         schema: SCHEMA,
         tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
         lang,
@@ -102,5 +102,7 @@ pub fn diagnose(facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> R
         checklist,
         probe,
         notes,
-    }
+    };
+    word_places(&mut report);
+    report
 }

@@ -3,6 +3,31 @@
 
 use super::*;
 
+/// Writes where each place of the report is, in its language (`where` in the JSON): the page,
+/// the Markdown and the text report show these words and never work them out again.
+pub(super) fn word_places(r: &mut Report) {
+    let lang = r.lang;
+    let word = |place: &mut String, at: &Location| *place = location(lang, at);
+    if let Some(f) = &mut r.first_assert {
+        word(&mut f.place, &f.at);
+    }
+    if let Some(h) = &mut r.raised_at {
+        word(&mut h.place, &h.at);
+    }
+    if let Some(c) = &mut r.cause {
+        let candidates = c.candidates.iter_mut().flat_map(|x| x.evidence.iter_mut());
+        for e in c.evidence.iter_mut().chain(candidates) {
+            word(&mut e.place, &e.at);
+        }
+    }
+    for e in &mut r.echoes {
+        word(&mut e.place, &e.at);
+    }
+    for e in &mut r.other_errors {
+        word(&mut e.place, &e.at);
+    }
+}
+
 pub(super) fn other_explanation(kind: &str) -> Msg {
     match kind {
         "out_of_memory" => Msg::OtherOutOfMemory,

@@ -644,6 +644,7 @@ impl RuleSet {
                         text: h.text,
                         matched: h.matched,
                         at: h.at,
+                        place: String::new(), // worded by diagnose
                     });
                 }
             }

@@ -8,7 +8,7 @@
 use super::redact::{redact, Counts};
 use crate::report::*;
 use crate::sanitize::sanitize;
-use crate::text::{location, Lang, Msg};
+use crate::text::{Lang, Msg};
 
 /// A Markdown report, and what its redaction hid (`None` when it was not redacted).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,7 +153,7 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
     if !r.other_errors.is_empty() {
         md.push_str(&format!("**{}**\n\n", Msg::ShareOther.text(l)));
         for e in &r.other_errors {
-            md.push_str(&format!("- {} {}\n", item(l, &location(l, &e.at), &code(&e.text)), prose(&e.explanation)));
+            md.push_str(&format!("- {} {}\n", item(l, &e.place, &code(&e.text)), prose(&e.explanation)));
         }
         md.push('\n');
     }
@@ -185,7 +185,7 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
 }
 
 fn first_assert(md: &mut String, l: Lang, fa: &FirstAssert) {
-    let mut head = vec![format!("**{}**", Msg::ShareFirst.text(l)), location(l, &fa.at)];
+    let mut head = vec![format!("**{}**", Msg::ShareFirst.text(l)), fa.place.clone()];
     if let Some(s) = &fa.site {
         let file = s.file_name();
         let at = s.line.map_or(file.to_string(), |n| format!("{file}:{n}"));
@@ -219,7 +219,7 @@ fn cause(md: &mut String, l: Lang, c: &Cause) {
     if !c.evidence.is_empty() {
         md.push_str(&format!("{}\n\n", label(l, Msg::ShareEvidence, "").trim_end()));
         for e in &c.evidence {
-            md.push_str(&format!("- {}\n", item(l, &location(l, &e.at), &code(&e.text))));
+            md.push_str(&format!("- {}\n", item(l, &e.place, &code(&e.text))));
         }
         md.push('\n');
     }
@@ -231,7 +231,7 @@ fn stack(md: &mut String, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
     let Some(r) = raised else { return };
     if let Some((f, c)) = r.user_frame.as_ref().and_then(|f| f.code.as_deref().map(|c| (f, c))) {
         let file = f.line.map_or(f.file.clone(), |n| format!("{}:{n}", f.file));
-        let at = format!("{} · {}", location(l, &r.at), code(&file));
+        let at = format!("{} · {}", r.place, code(&file));
         md.push_str(&format!("- {} {}\n\n", label(l, Msg::ViewBlamed, &code(c)), paren(l, &at)));
     }
 }
@@ -239,10 +239,10 @@ fn stack(md: &mut String, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
 fn echoes(md: &mut String, l: Lang, r: &Report) {
     let (Some(first), Some(last)) = (r.echoes.first(), r.echoes.last()) else { return };
     let line = if r.echo_count == 1 {
-        Msg::ShareEchoOne.fill(l, &[("at", &location(l, &first.at))])
+        Msg::ShareEchoOne.fill(l, &[("at", &first.place)])
     } else {
         Msg::ShareEchoes
-            .fill(l, &[("n", &r.echo_count), ("from", &location(l, &first.at)), ("to", &location(l, &last.at))])
+            .fill(l, &[("n", &r.echo_count), ("from", &first.place), ("to", &last.place)])
     };
     md.push_str(&line);
     md.push_str("\n\n");
