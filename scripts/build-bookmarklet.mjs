@@ -1,4 +1,4 @@
-// Builds the bookmarklet: www/adapters/adapters.js and www/bookmarklet/bookmarklet.js in one
+// Builds the bookmarklet: the adapters (www/adapters/, joined) and www/bookmarklet/bookmarklet.js in one
 // function, with the page's origin filled in, written to www/pkg/bookmarklet.js (readable)
 // and www/pkg/bookmarklet.txt (the javascript: URL the page offers for dragging).
 //
@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { adaptersScript } from "./adapters-script.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -26,7 +27,7 @@ export function build(origin) {
   if (!/^https?:\/\/[^/\s"'\\?#]+(?:\/[\w.~%!$&()*+,;=:@/-]*)?$/.test(origin)) {
     throw new Error(`"${origin}" is not a page address (scheme://host[:port][/path], no query)`);
   }
-  const adapters = readFileSync(path.join(root, "www/adapters/adapters.js"), "utf8");
+  const adapters = adaptersScript();
   const main = readFileSync(path.join(root, "www/bookmarklet/bookmarklet.js"), "utf8").replace("__FIRST_ASSERT_PAGE__", origin);
   const code = `(function(){${squeeze(adapters)}\n${squeeze(main)}\n})();`;
   return { code, url: "javascript:" + encodeURIComponent(code).replace(/'/g, "%27") };

@@ -7,7 +7,7 @@
 // engine's src/share/markdown.rs, ported: the package has no bytes to spare for it).
 // tests/e2e/share.test.mjs checks both write the same text, byte for byte.
 
-import { fill, sanitize } from "./report-view.js";
+import { fill, sanitize } from "./view/dom.js";
 
 /** The version of the link's format (`#r1.` + base64url of the deflated JSON). */
 const LINK_PREFIX = "#r1.";

@@ -1,17 +1,16 @@
-// The page adapters (www/adapters/adapters.js) on fixture pages in Chromium: what they
+// The page adapters (www/adapters/, joined as the browser runs them) on fixture pages in Chromium: what they
 // collect gives the engine the same first assert and cause as the notebook file itself, the
 // marks land on the right text, the self-test finds every selector, and unmark leaves the
 // page exactly as it was. Hostile outputs stay text.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { launch, engine, fileReport, WWW } from "./lib.mjs";
+import { launch, engine, fileReport } from "./lib.mjs";
 import { startHosts } from "./hosts.mjs";
+import { adaptersScript } from "../../scripts/adapters-script.mjs";
 import * as protocol from "../../www/protocol.js";
 
-const ADAPTERS = readFileSync(path.join(WWW, "adapters/adapters.js"), "utf8");
+const ADAPTERS = adaptersScript();
 
 let hosts, browser, pkg;
 before(async () => {

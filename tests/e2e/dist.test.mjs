@@ -51,7 +51,7 @@ test("the site holds what a host needs and nothing else; its bookmarklet points 
     assert.ok(list.includes(f), `the site lacks ${f}`);
   }
   for (const f of list) {
-    assert.ok(!/^(adapters|bookmarklet|extension)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$|^(app|report-view|engine|engine-worker|protocol)\.js$|^pkg\/first_assert\.js$/.test(f), `the site carries ${f}`);
+    assert.ok(!/^(adapters|bookmarklet|extension|view)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$|^(app|report-view|engine|engine-worker|protocol)\.js$|^pkg\/first_assert\.js$/.test(f), `the site carries ${f}`);
   }
   assert.deepEqual(list.filter((f) => f.startsWith("demo/")), readdirSync(path.join(WWW, "demo")).map((f) => "demo/" + f).sort());
   const code = decodeURIComponent(readFileSync(path.join(OUT, "site/pkg/bookmarklet.txt"), "utf8").replace(/^javascript:/, ""));

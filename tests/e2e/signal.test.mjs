@@ -1,5 +1,5 @@
 // The extension's cheap test for "this page may show a device-side assert" (A.SIGNAL in
-// www/adapters/adapters.js, which content.js and frame.js share) against the engine: every
+// www/adapters/, which content.js and frame.js share) against the engine: every
 // input the CLI calls a device-side assert (the case suite, the demos, the fuzz regressions)
 // must pass it, in the file's own text and as the JSON the content script tests. Otherwise the
 // extension's automatic mode would stay silent on an assert the engine reads.
@@ -9,12 +9,13 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import vm from "node:vm";
-import { ROOT, WWW, cliReport } from "./lib.mjs";
+import { ROOT, cliReport } from "./lib.mjs";
+import { adaptersScript } from "../../scripts/adapters-script.mjs";
 
 function adapters() {
   const context = { globalThis: {} };
   context.globalThis = context;
-  vm.runInNewContext(readFileSync(path.join(WWW, "adapters/adapters.js"), "utf8"), context);
+  vm.runInNewContext(adaptersScript(), context);
   return context.FirstAssertAdapters;
 }
 

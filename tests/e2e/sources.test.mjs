@@ -4,26 +4,20 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { ROOT, WWW } from "./lib.mjs";
 
-const SCRIPTS = [
-  "www/app.js",
-  "www/report-view.js",
-  "www/engine.js",
-  "www/engine-worker.js",
-  "www/protocol.js",
-  "www/sw.js",
-  "www/rules.js",
-  "www/adapters/adapters.js",
-  "www/bookmarklet/bookmarklet.js",
-  "www/extension/content.js",
-  "www/extension/frame.js",
-  "www/extension/page-world.js",
-  "www/extension/background.js",
-  "www/extension/options.js",
-].map((f) => [f, readFileSync(path.join(ROOT, f), "utf8")]);
+/** Every script under www/ but the built ones (pkg/, made from these by make web). */
+function scripts(dir = "www") {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const f = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === "pkg" || e.name === "node_modules" ? [] : scripts(f);
+    return f.endsWith(".js") ? [f] : [];
+  });
+}
+
+const SCRIPTS = scripts().map((f) => [f, readFileSync(path.join(ROOT, f), "utf8")]);
 
 /** The code without comments (line comments at the start of a line or after code). */
 const code = (src) =>

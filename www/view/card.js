@@ -1,0 +1,246 @@
+// The answer card: the cause with its certainty, one plain sentence, the first assert with its
+// failed check marked, the blamed line, the next step, and the share buttons.
+
+import { writeClipboard } from "./clipboard.js";
+import { sanitize, el, text, prose } from "./dom.js";
+
+function range([lo, hi]) {
+  const t = (v) => `[${v[0]},${v[1]},${v[2]}]`;
+  return lo.join() === hi.join() ? t(lo) : `${t(lo)}–${t(hi)}`;
+}
+
+/** The ReportView methods of this part (report-view.js mixes them into its class). */
+export const cardView = {
+  /** The answer first: the cause with its certainty, one plain sentence, the record with the
+   * failed check marked, the blamed line, where it is, and the next step. */
+  card(r) {
+    const card = el("section", "fa-card");
+    card.setAttribute("data-testid", "answer");
+    card.setAttribute("aria-labelledby", "fa-answer-title");
+    card.setAttribute("data-headline", r.headline);
+    const c = r.cause && r.cause.rule !== "no-evidence" ? r.cause : null;
+    const title = el("h2", "fa-answer-title");
+    title.id = "fa-answer-title";
+    title.tabIndex = -1;
+    title.setAttribute("data-testid", "answer-title");
+    if (c) {
+      title.append(text("span", "", c.title));
+      const pct = Math.round(c.confidence * 100);
+      if (pct > 0) {
+        const sure = text("span", "fa-confidence", this.t("view_sure", { pct }));
+        sure.setAttribute("data-confidence", String(pct));
+        title.append(" ", sure);
+      }
+    } else {
+      title.textContent = sanitize(r.headline);
+    }
+    card.append(title);
+    if (c) card.append(prose("p", "fa-summary", c.summary));
+    else if (r.verdict === "other_cuda_error" && r.other_errors?.[0]) card.append(text("p", "fa-summary", r.other_errors[0].explanation));
+    if (r.first_assert) this.firstAssert(card, r.first_assert);
+    const code = r.raised_at?.user_frame?.code;
+    if (code != null && r.stack) {
+      const b = el("p", "fa-blamed");
+      b.append(text("span", "", this.label("view_blamed", "")), text("code", "", code), " ");
+      b.append(text("span", r.stack.trustworthy ? "fa-badge ok" : "fa-badge warn", this.t(r.stack.trustworthy ? "view_trusted" : "view_untrusted")));
+      card.append(b);
+    }
+    if (r.verdict === "clean" || r.verdict === "unreadable") card.append(this.readSummary(r));
+    const quoted = r.verdict === "clean" ? this.session?.quoted?.() : null;
+    if (quoted) card.append(this.seenNotCounted(quoted));
+    this.next(card, r);
+    if (this.shareFn) card.append(this.shareBar());
+    this.root.append(card);
+  },
+
+  /** What was read: lines, cells, CUDA errors (a clean verdict says what it stands on). */
+  readSummary(r) {
+    const errors = (r.first_assert ? 1 : 0) + (r.echo_count ?? 0) + (r.other_errors?.length ?? 0);
+    const i = r.input ?? {};
+    const p = text("p", "fa-read", this.t(i.cells != null ? "view_read_cells" : "view_read_text", { lines: i.lines ?? 0, cells: i.cells ?? 0, errors }));
+    p.setAttribute("data-testid", "read-summary");
+    return p;
+  },
+
+  /** After a clean verdict: the lines that hold the error's words but read as quoted, why they
+   * were not counted, and a button to take them as the error (the page shows `quoted.report`). */
+  seenNotCounted(quoted) {
+    const box = el("div", "fa-quoted");
+    box.setAttribute("data-testid", "quoted");
+    box.append(text("h3", "", this.t("view_quoted_title")), prose("p", "", this.t("view_quoted_reason")));
+    const q = quoted.report;
+    const ul = el("ul", "fa-other");
+    for (const at of [q.first_assert ?? q.raised_at, ...(q.echoes ?? [])].filter(Boolean).slice(0, 5)) {
+      const li = el("li");
+      li.setAttribute("data-line", String(at.line));
+      li.append(text("span", "fa-jump", at.where), text("code", "", at.text));
+      ul.append(li);
+    }
+    const treat = text("button", "button", this.t("view_treat"));
+    treat.type = "button";
+    treat.setAttribute("data-action", "treat");
+    this.quoted = quoted;
+    box.append(ul, treat);
+    return box;
+  },
+
+  /** The next step, as a button: the probe cell, the runtime log, or the checklist. */
+  next(card, r) {
+    this.cardNote = null;
+    const box = el("div", "fa-next");
+    box.setAttribute("data-testid", "next-step");
+    const runtimeLog = r.notes?.find((n) => n.id === "kernel_lines_in_runtime_log");
+    let button;
+    if (runtimeLog) {
+      this.cardNote = runtimeLog.id;
+      box.append(text("p", "", this.t("view_next_runtime_log")));
+      button = text("button", "button primary", this.t("view_add_runtime_log"));
+      button.setAttribute("data-action", "runtime-log");
+    } else if (r.probe?.code) {
+      box.append(text("p", "", this.t("view_next_probe")));
+      button = text("button", "button primary fa-copy-probe", this.t("view_copy_probe"));
+      button.setAttribute("data-action", "copy");
+      button.setAttribute("data-copy", String(this.snippets.length));
+      button.setAttribute("data-label", this.t("view_copy_probe"));
+      this.snippets.push(r.probe.code);
+    } else if (r.checklist?.length && r.verdict !== "clean") {
+      box.append(text("p", "", this.t("view_next_steps")));
+      button = text("button", "button primary", this.t("view_go_steps"));
+      button.setAttribute("data-action", "steps");
+    } else return;
+    button.type = "button";
+    box.prepend(text("h3", "", this.t("view_next")));
+    box.append(button);
+    card.append(box);
+  },
+
+  /** "Copy as Markdown" and "Copy link", with personal data hidden unless the box is unticked. */
+  shareBar() {
+    const box = el("div", "fa-share");
+    box.setAttribute("data-testid", "share");
+    const label = el("label", "fa-share-hide");
+    const hide = el("input");
+    hide.type = "checkbox";
+    hide.checked = this.hide ?? true;
+    hide.setAttribute("data-testid", "share-hide");
+    hide.addEventListener("change", () => (this.hide = hide.checked));
+    label.append(hide, " ", this.t("view_share_hide"));
+    const buttons = el("p", "fa-share-buttons");
+    for (const [kind, key] of [["markdown", "view_share_markdown"], ["link", "view_share_link"]]) {
+      const b = text("button", "button", this.t(key));
+      b.type = "button";
+      b.setAttribute("data-action", "share");
+      b.setAttribute("data-share", kind);
+      b.setAttribute("data-testid", `share-${kind}`);
+      buttons.append(b, " ");
+    }
+    const note = el("p", "fa-share-note");
+    note.setAttribute("data-testid", "share-note");
+    note.setAttribute("role", "status");
+    box.append(label, buttons, note);
+    return box;
+  },
+
+  /** Makes what a share button asked for, copies it and says what happened (and what was
+   * hidden); where the clipboard refuses, the text is shown selected, to copy by hand. */
+  async shareOut(button) {
+    const box = button.closest(".fa-share");
+    const note = box.querySelector(".fa-share-note");
+    const hide = box.querySelector("input[type=checkbox]").checked;
+    box.querySelector("textarea")?.remove();
+    let out;
+    try {
+      out = await this.shareFn(button.getAttribute("data-share"), hide);
+    } catch (e) {
+      note.textContent = sanitize(e?.message ?? String(e));
+      return;
+    }
+    const ok = await writeClipboard(out.text);
+    note.textContent = sanitize(`${this.t(ok ? "view_copied" : "view_press_copy")} · ${out.note}`);
+    note.setAttribute("data-copied", String(ok));
+    if (!ok) {
+      const area = el("textarea", "fa-share-text");
+      area.readOnly = true;
+      area.value = out.text;
+      area.setAttribute("aria-label", this.t(button.getAttribute("data-share") === "link" ? "view_share_link" : "view_share_markdown"));
+      area.setAttribute("data-testid", "share-text");
+      box.append(area);
+      area.focus();
+      area.select();
+    }
+  },
+
+  /** The first assert inside the card: where it is, its line with the glued prefix dimmed and
+   * the failed condition marked, and the kernel site's details. */
+  firstAssert(card, f) {
+    const s = el("div", "fa-first");
+    s.setAttribute("data-testid", "first-assert");
+    const site = f.site;
+    const where = el("p", "fa-where");
+    where.append(this.jumpTo(f));
+    if (site) {
+      let at = site.file.split(/[\\/]/).pop();
+      if (site.line != null) at += `:${site.line}`;
+      const name = site.name ?? site.function;
+      where.append(" ", text("code", "fa-site-name", name ? `${at} · ${name}` : at));
+    }
+    const rep = f.repeats;
+    if (rep && rep.count > 1) where.append(" ", text("span", "fa-repeats", this.repeats(rep)));
+    s.append(where);
+    const box = this.linesBox(this.t("view_record_label", { at: f.where }));
+    box.classList.add("fa-record");
+    const row = el("div", "fa-line mark-first");
+    row.setAttribute("data-line", String(f.line));
+    row.setAttribute("data-testid", "first-assert-line");
+    const code = el("code", "fa-text");
+    code.append(text("span", "fa-sr", this.t("view_sr_first")));
+    const t = sanitize(f.text);
+    const start = site?.file ? Math.max(0, t.indexOf(sanitize(site.file))) : 0;
+    if (start > 0) {
+      // A progress bar or a prefix glued in front: dimmed, cut short, the record on its own line.
+      const glued = text("span", "fa-glued", t.slice(0, start));
+      glued.title = this.t("view_glued");
+      code.append(glued);
+    }
+    const rest = t.slice(start);
+    const cond = site?.condition != null ? sanitize(site.condition) : "";
+    const at = cond ? rest.indexOf(cond) : -1;
+    if (at < 0) code.append(rest);
+    else {
+      const mark = text("mark", "fa-cond", rest.slice(at, at + cond.length));
+      mark.setAttribute("data-testid", "failed-check");
+      code.append(rest.slice(0, at), mark, rest.slice(at + cond.length));
+    }
+    if (f.text_truncated) code.append("…");
+    row.append(text("span", "fa-no", String(f.line)), code);
+    box.append(row);
+    s.append(box);
+    if (cond) {
+      const label = el("p", "fa-check-label");
+      label.append(text("span", "", this.label("view_failed_check", "")), text("code", "", cond));
+      s.append(label);
+    }
+    if (f.offending) {
+      const o = el("p", "fa-offending");
+      o.setAttribute("data-testid", "offending");
+      o.append(text("span", "", this.t("report_offending", { value: f.offending.value, allowed: f.offending.allowed })));
+      s.append(o);
+    }
+    if (site) {
+      const det = el("details", "fa-site");
+      det.append(text("summary", "", this.t("view_site")));
+      if (rep?.block_range && rep.thread_range) {
+        det.append(text("p", "", this.t("view_ranges", { blocks: range(rep.block_range), threads: range(rep.thread_range) })));
+      }
+      det.append(text("p", "fa-path", site.file));
+      if (site.function) det.append(text("p", "fa-path", site.function));
+      s.append(det);
+    }
+    card.append(s);
+  },
+
+  /** "8 times, by 8 threads of 1 block (last at line 10)". */
+  repeats(rep) {
+    return this.t("report_repeats", { count: rep.count, threads: Math.max(rep.threads, 1), blocks: Math.max(rep.blocks, 1), last: rep.last_line });
+  },
+};
