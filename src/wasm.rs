@@ -9,7 +9,7 @@
 
 use crate::input::{self, Cell};
 use crate::pipeline::{self, Options};
-use crate::report::{Location, Report};
+use crate::report::Report;
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
 use wasm_bindgen::prelude::*;
@@ -254,22 +254,6 @@ pub fn analyze_cells(
 }
 
 /// The package version.
-/// Where a place of a report is, in `lang`'s words (`cell [3], line 12`): for a report whose
-/// places carry no `where` (a link shared from an older page).
-#[wasm_bindgen(js_name = whereIs)]
-pub fn where_is(
-    line: f64,
-    cell: Option<u32>,
-    execution_count: Option<f64>,
-    runtime_log: bool,
-    lang: &str,
-) -> Result<String, JsError> {
-    let l = Lang::from_tag(lang).ok_or_else(|| JsError::new(&format!("unknown language `{lang}`")))?;
-    texts_ready(l)?;
-    let at = Location { line: line as u64, cell, output: None, execution_count: execution_count.map(|n| n as i64), runtime_log };
-    Ok(crate::text::location(l, &at))
-}
-
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()

@@ -189,7 +189,6 @@ async function openShared() {
     const mod = await (shareCode ??= import("./share.js"));
     const p = await mod.unpack(location.hash);
     if (!catalogues[p.report.lang]) useTexts(await fetchTexts(p.report.lang));
-    for (const at of mod.places(p.report)) at.where ??= await engine.where(at, p.report.lang);
     sharedSeen = p.seen;
     view.show(p.report, null, catalogues[p.report.lang]);
     $("shared-cut").textContent = p.cut ? fill(`page_shared_cut_${Math.min(p.cut, 3)}`) : "";

@@ -2,7 +2,7 @@
 // (pkg/) and one Session, answering the page's requests (engine.js) one at a time. Each
 // request is one call of the package; nothing is decided here.
 
-import init, { Session, version, setCatalogue, whereIs } from "./pkg/first_assert.js";
+import init, { Session, version, setCatalogue } from "./pkg/first_assert.js";
 
 const encoder = new TextEncoder();
 let session = null;
@@ -38,7 +38,6 @@ const requests = {
     const report = session.setLang(lang);
     return report ? result(report, (s) => s.setLang(lang)) : null;
   },
-  where: ({ at, lang }) => whereIs(at.line, at.cell ?? undefined, at.execution_count ?? undefined, at.runtime_log === true, lang),
   window: ({ cell, line, log, alt }) => (alt ? quoted : session).window(cell ?? undefined, line, log),
   reset: () => {
     session.free();

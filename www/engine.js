@@ -69,11 +69,6 @@ class Engine {
     return this.call("lang", { lang });
   }
 
-  /** Where `at` (a report's place) is, in `lang`'s words. */
-  where(at, lang) {
-    return this.call("where", { at, lang });
-  }
-
   window(cell, line, log = false, alt = false) {
     return this.call("window", { cell, line, log, alt });
   }

@@ -334,19 +334,11 @@ export async function unpack(hash) {
   return { report: payload.report, seen, cut: Number.isInteger(payload.cut) ? payload.cut : 0 };
 }
 
-/** The places a report names, each with `where` (a link shared before the engine wrote it has
- * none: the page asks the engine for the words). */
-export function places(r) {
-  const c = r.cause;
-  const evidence = [...(c?.evidence ?? []), ...(c?.candidates ?? []).flatMap((x) => x.evidence ?? [])];
-  return [r.first_assert, r.raised_at, ...(r.echoes ?? []), ...(r.other_errors ?? []), ...evidence].filter(Boolean);
-}
-
 const VERDICTS = ["device_assert", "other_cuda_error", "clean", "unreadable"];
 const isStr = (v) => typeof v === "string";
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 const optStr = (v) => v == null || isStr(v);
-const place = (p) => p && typeof p === "object" && isNum(p.line) && optStr(p.where) && (p.cell == null || isNum(p.cell)) && (p.execution_count == null || isNum(p.execution_count));
+const place = (p) => p && typeof p === "object" && isNum(p.line) && isStr(p.where) && (p.cell == null || isNum(p.cell)) && (p.execution_count == null || isNum(p.execution_count));
 const list = (v, ok) => v == null || (Array.isArray(v) && v.length <= 10000 && v.every(ok));
 
 /** The report's shape as the view reads it: every field the view touches has its type. */
