@@ -266,6 +266,10 @@ pub struct HostHit {
     pub site: Option<KernelSite>,
     /// The value the device refused and its bound, when the message says (Apple GPUs).
     pub offending: Option<crate::report::Offending>,
+    /// The form of a mention (`heading`, `comment`, `diff`, `key`, `list`, `definition`,
+    /// `title`) when the line names the error without looking like output of it
+    /// (`scan::mention`); the diagnosis decides whether the text around agrees.
+    pub mention: Option<&'static str>,
 }
 
 /// A frame of a traceback as read.

@@ -11,6 +11,7 @@ use std::path::Path;
 
 fn all_patterns() -> Vec<String> {
     let mut v = patterns::sources();
+    v.extend(first_assert::scan::mention::sources());
     for r in RULES {
         for block in r.when {
             for p in *block {

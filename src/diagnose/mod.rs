@@ -14,6 +14,7 @@ mod cause;
 mod convert;
 mod evidence;
 mod firsts;
+mod mentions;
 mod stack;
 mod words;
 
@@ -36,7 +37,8 @@ pub const NO_EVIDENCE_RULE: &str = "no-evidence";
 
 /// Draws the report from what the scan found.
 /// `ctx` is what the input says beside its text (a notebook's cells, where it ran).
-pub fn diagnose(facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> Report {
+pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> Report {
+    let mentioned = mentions::set_aside(&mut facts);
     let first = Firsts::of(&facts);
     let verdict = first.verdict(&facts, ctx);
     let assert = verdict == Verdict::DeviceAssert;
@@ -75,6 +77,7 @@ pub fn diagnose(facts: Facts, ctx: &InputContext, format: &str, lang: Lang) -> R
     let echo_cells = distinct_cells(&echoes);
     let mut notes =
         notes((&facts, ctx), verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells), lang);
+    notes.extend(mentions::note(&mentioned, lang));
     if let Some(o) = other_errors.first().filter(|_| verdict == Verdict::OtherCudaError) {
         if matches!(o.kind.as_str(), "launch_failure" | "illegal_address" | "hsa_exception") {
             let text = Msg::NoteAssertWithoutLine.text(lang).to_string();

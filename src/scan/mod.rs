@@ -18,6 +18,7 @@ mod dsa;
 pub mod flood;
 pub mod host;
 pub mod kernel;
+pub mod mention;
 pub mod normalize;
 pub mod patterns;
 pub mod prefix;

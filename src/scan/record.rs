@@ -136,6 +136,9 @@ impl Scanner {
             return;
         }
         let at = text.find(clip(&stripped[h.start..], 20)).unwrap_or(0);
+        // A mention's form counts only on a bare line: a prefix or a clock in front is output.
+        let bare = loc.time.is_none() && text.trim() == stripped.trim() && !self.judge.count_quoted;
+        let mention = if bare { super::mention::form(stripped, h.start) } else { None };
         self.rec.facts.host.push(HostHit {
             loc,
             quote: quote(text, at, at + 120),
@@ -145,6 +148,7 @@ impl Scanner {
             traceback,
             site: h.site,
             offending: h.offending,
+            mention,
         });
     }
 

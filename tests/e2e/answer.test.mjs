@@ -207,6 +207,19 @@ test("a clean verdict says what it read, and what it saw but did not count, whic
   await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
   assert.match(await page.locator("[data-testid=answer]").getAttribute("data-headline"), /line 2/);
   assert.match(await page.locator("[data-testid=status]").textContent(), /line 2/);
+  // A text that only names the error (a how-to page's heading): clean, the line listed as
+  // mentioned, and a note that says why; one click still takes it as the error.
+  await page.fill("[data-testid=log-input]", "# Fixing CUDA errors\n\n### RuntimeError: CUDA error: device-side assert triggered\n\nMost often a label is out of range.\n");
+  await page.waitForFunction(() => /line 3 names the error.*mentioned, not counted/.test(document.querySelector("[data-testid=quoted]")?.textContent ?? ""));
+  assert.equal(await page.locator("[data-testid=report]").getAttribute("data-verdict"), "clean");
+  assert.equal(await seen.locator("li").getAttribute("data-line"), "3");
+  assert.equal(await page.locator("[data-note=mentioned_only]").count(), 0, "the reason is the note, said once");
+  await page.selectOption("[data-testid=lang-select]", "zh");
+  await page.waitForFunction(() => /只是提及/.test(document.querySelector("[data-testid=quoted]")?.textContent ?? ""));
+  await page.selectOption("[data-testid=lang-select]", "en");
+  await page.waitForFunction(() => /mentioned, not counted/.test(document.querySelector("[data-testid=quoted]")?.textContent ?? ""));
+  await seen.locator("[data-action=treat]").click();
+  await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
   // A clean log without the words has no such list.
   await page.click("[data-testid=demo-clean]");
   await page.waitForSelector("[data-testid=report][data-verdict=clean]");

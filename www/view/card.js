@@ -14,6 +14,7 @@ export const cardView = {
   /** The answer first: the cause with its certainty, one plain sentence, the record with the
    * failed check marked, the blamed line, where it is, and the next step. */
   card(r) {
+    this.cardNote = null; // the note the card says itself (the next step, the quoted lines' reason)
     const card = el("section", "fa-card");
     card.setAttribute("data-testid", "answer");
     card.setAttribute("aria-labelledby", "fa-answer-title");
@@ -67,7 +68,11 @@ export const cardView = {
   seenNotCounted(quoted) {
     const box = el("div", "fa-quoted");
     box.setAttribute("data-testid", "quoted");
-    box.append(text("h3", "", this.t("view_quoted_title")), prose("p", "", this.t("view_quoted_reason")));
+    // A text that only names the error: its note is the reason (and is not said again below).
+    const mentioned = (this.report.notes ?? []).find((n) => n.id === "mentioned_only");
+    if (mentioned) this.cardNote = mentioned.id;
+    const reason = mentioned ? mentioned.text : this.t("view_quoted_reason");
+    box.append(text("h3", "", this.t("view_quoted_title")), prose("p", "", reason));
     const q = quoted.report;
     const ul = el("ul", "fa-other");
     for (const at of [q.first_assert ?? q.raised_at, ...(q.echoes ?? [])].filter(Boolean).slice(0, 5)) {
@@ -86,7 +91,6 @@ export const cardView = {
 
   /** The next step, as a button: the probe cell, the runtime log, or the checklist. */
   next(card, r) {
-    this.cardNote = null;
     const box = el("div", "fa-next");
     box.setAttribute("data-testid", "next-step");
     const runtimeLog = r.notes?.find((n) => n.id === "kernel_lines_in_runtime_log");
