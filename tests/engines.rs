@@ -65,6 +65,9 @@ fn every_pattern_compiles_in_both_engines_and_they_agree() {
     assert!(lines.len() > 500, "too few lines to compare on: {}", lines.len());
     let mut compared = 0usize;
     for src in all_patterns() {
+        // The test build's `regex` has Unicode case tables (a dev-dependency turns them on);
+        // the CLI's has not, and `(?i)` fails to compile there.
+        assert!(!src.contains("(?i)") && !src.contains("(?i:"), "`{src}`: write the cases out, or `(?i-u:…)`");
         let native = re::compile(&src).unwrap_or_else(|e| panic!("regex: {e}"));
         let lite = regex_lite::Regex::new(&src).unwrap_or_else(|e| panic!("regex-lite rejects `{src}`: {e}"));
         assert_eq!(native.captures_len(), lite.captures_len(), "group count of `{src}`");

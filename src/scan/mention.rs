@@ -29,7 +29,7 @@ pub const FORMS: &[(&str, &str, &str)] = &[
     // An upper-case key of a block of settings or signatures: `SIGNATURE=RuntimeError: …`.
     ("key", r#"^\s*[A-Z][A-Z0-9_]{2,}=["']?{lead}$"#, ""),
     // A sentence that lists the errors a run hit, introduced as such …
-    ("list", r#"(?i)(?:errors? such as|errors? like|errors including|such as|errors:|errors \(|e\.g\.)\s*["'`]?{lead}$"#, ""),
+    ("list", r#"(?:[Ee]rrors? such as|[Ee]rrors? like|[Ee]rrors including|[Ss]uch as|[Ee]rrors:|[Ee]rrors \(|e\.g\.)\s*["'`]?{lead}$"#, ""),
     // … or naming another error right after this one.
     (
         "list",
