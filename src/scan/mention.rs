@@ -49,6 +49,9 @@ pub const FORMS: &[(&str, &str, &str)] = &[
     ("title", "", r"(?:対処|解決|原因|方法|対策|について|해결|방법|원인|대처|解决|办法|怎么办|如何)"),
 ];
 
+/// The row of [`FORMS`] that reads a comment (a diff line's code is read with it too).
+const COMMENT: usize = 1;
+
 /// The phrases of the error itself, one of which a mention's line holds.
 const CORES: &[&str] = &["CUDA error", "device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"];
 
@@ -94,7 +97,7 @@ fn phrase_end(line: &str, start: usize) -> usize {
 /// A diff line's code (the marker off) holds the phrase in a comment or a string.
 fn diff(before: &str, after: &str) -> bool {
     let code = &before[1..];
-    compiled()[1].1.as_ref().is_some_and(|comment| comment.is_match(code))
+    compiled()[COMMENT].1.as_ref().is_some_and(|comment| comment.is_match(code))
         || super::context::judge(code, after) == super::context::Context::Quoted
 }
 
@@ -108,6 +111,11 @@ mod tests {
         let phrase = line.find("CUDA error").expect("a phrase");
         let lead = "RuntimeError: ";
         form(line, if line[..phrase].ends_with(lead) { phrase - lead.len() } else { phrase })
+    }
+
+    #[test]
+    fn the_comment_row_is_where_diff_lines_look_for_it() {
+        assert_eq!(super::FORMS[super::COMMENT].0, "comment");
     }
 
     #[test]
