@@ -115,62 +115,70 @@ pub fn ascii_perl(src: &str) -> String {
 }
 
 /// A list of patterns tested together: which of them match a text, and where one matches.
+/// Each pattern's own regex is compiled when first needed.
 pub struct Set {
+    /// All patterns in one automaton (the CLI's, for patterns tried on many lines); `None`:
+    /// each pattern is tried by itself, as the package always does.
     #[cfg(not(target_arch = "wasm32"))]
-    set: regex::RegexSet,
-    regexes: Vec<Regex>,
+    set: Option<regex::RegexSet>,
+    regexes: Vec<LazyRegex>,
 }
 
 impl Set {
-    /// Compiles `srcs`; the error names the first pattern that does not compile.
+    /// Compiles `srcs` (in the CLI, as one set); the error names the pattern that does not.
     pub fn new(srcs: &[&str]) -> Result<Set, String> {
-        let regexes = srcs.iter().map(|s| compile(s)).collect::<Result<Vec<_>, _>>()?;
         #[cfg(not(target_arch = "wasm32"))]
         let set = regex::RegexSetBuilder::new(srcs.iter().map(|s| ascii_perl(s)))
             .size_limit(64 << 20)
             .build()
             .map_err(|e| format!("patterns do not compile as a set: {e}"))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let set = Some(set);
         Ok(Set {
             #[cfg(not(target_arch = "wasm32"))]
             set,
-            regexes,
+            regexes: srcs.iter().map(|s| LazyRegex::new(s)).collect(),
         })
     }
 
-    /// The indexes of the patterns that match `text`, in increasing order.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn matches<'a>(&'a self, text: &'a str) -> impl Iterator<Item = usize> + 'a {
-        let m = if self.regexes.is_empty() { None } else { Some(self.set.matches(text)) };
-        m.into_iter().flat_map(|m| m.into_iter())
+    /// `srcs` tried one by one, each compiled when first tried: for patterns that meet few
+    /// lines, where building the CLI's set would cost more than the lines (`tests/engines.rs`
+    /// checks that every pattern compiles).
+    pub fn one_by_one(srcs: &[&str]) -> Set {
+        Set {
+            #[cfg(not(target_arch = "wasm32"))]
+            set: None,
+            regexes: srcs.iter().map(|s| LazyRegex::new(s)).collect(),
+        }
     }
 
     /// The indexes of the patterns that match `text`, in increasing order.
-    #[cfg(target_arch = "wasm32")]
     pub fn matches<'a>(&'a self, text: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.regexes.iter().enumerate().filter(move |(_, r)| r.is_match(text)).map(|(i, _)| i)
+        self.matches_where(text, |_| true)
     }
 
     /// Like [`Set::matches`], for the patterns `keep` accepts only (by index): a cheap test,
     /// such as a literal the pattern needs, that spares running the others.
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn matches_where<'a>(
         &'a self,
         text: &'a str,
         keep: impl Fn(usize) -> bool + 'a,
     ) -> impl Iterator<Item = usize> + 'a {
-        // One pass over the line for all patterns: filtering afterwards is as cheap.
-        self.matches(text).filter(move |&i| keep(i))
-    }
-
-    /// Like [`Set::matches`], for the patterns `keep` accepts only (by index): a cheap test,
-    /// such as a literal the pattern needs, that spares running the others.
-    #[cfg(target_arch = "wasm32")]
-    pub fn matches_where<'a>(
-        &'a self,
-        text: &'a str,
-        keep: impl Fn(usize) -> bool + 'a,
-    ) -> impl Iterator<Item = usize> + 'a {
-        (0..self.regexes.len()).filter(move |&i| keep(i) && self.regexes[i].is_match(text))
+        // The CLI's set: one pass over the line for all patterns (filtering afterwards is as
+        // cheap); else each pattern that `keep` accepts, by itself.
+        #[cfg(not(target_arch = "wasm32"))]
+        let (by_set, alone) = match (&self.set, self.regexes.is_empty()) {
+            (Some(set), false) => (Some(set.matches(text)), 0),
+            _ => (None, self.regexes.len()),
+        };
+        #[cfg(target_arch = "wasm32")]
+        let (by_set, alone) = (None::<std::iter::Empty<usize>>, self.regexes.len());
+        let mut by_set = by_set.into_iter().flat_map(|m| m.into_iter());
+        let mut by_one = 0..alone;
+        // For a pattern tried alone `keep` comes first: it is what spares running it.
+        std::iter::from_fn(move || {
+            by_set.find(|&i| keep(i)).or_else(|| by_one.find(|&i| keep(i) && self.regexes[i].is_match(text)))
+        })
     }
 
     /// The part of `text` that pattern `i` matches first.
