@@ -219,7 +219,9 @@ fn main() {
     let template = std::fs::read_to_string("probe/probe.py").unwrap_or_else(|e| fail(format!("probe/probe.py: {e}")));
     let groups = probe_groups(&template);
     let mut texts = Vec::new();
-    let rules = compile_rules(Path::new("rules"), &groups, &mut texts);
+    let mut rules = compile_rules(Path::new("rules"), &groups, &mut texts);
+    let ids: Vec<&str> = texts.iter().map(|t| t.0.as_str()).collect();
+    rules.push_str(&compile_priors(Path::new("rules/priors/priors.toml"), &ids));
     std::fs::write(out.join("rules.rs"), rules).expect("write rules.rs");
     let mut table = read_messages(Path::new("i18n/messages.toml"));
     let probe_texts = read_messages(Path::new("probe/texts.toml"));
@@ -366,6 +368,97 @@ fn compile_rules(
     }
     code.push_str("];\n");
     code
+}
+
+/// rules/priors/priors.toml: what usually causes the error, per context (README.md beside it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriorsFile {
+    base: PriorRow,
+    clue: Vec<PriorRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriorRow {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    kind: String,
+    source: String,
+    #[serde(default)]
+    weight: Option<f64>,
+    #[serde(default)]
+    when: When,
+    rates: BTreeMap<String, f64>,
+}
+
+/// The clues as rules of their own (one evidence block each, no texts: the rule set that finds
+/// them is the rules' own machinery), and their rates by the index of the rule they name.
+fn compile_priors(path: &Path, rule_ids: &[&str]) -> String {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+    let file: PriorsFile = toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    let rates = |row: &PriorRow| -> String {
+        let sum: f64 = row.rates.values().sum();
+        if (sum - 1.0).abs() > 0.005 || row.source.trim().is_empty() {
+            fail(format!("{}: `{}`: rates sum to {sum:.3} (not 1) or no source", path.display(), row.id));
+        }
+        let mut v: Vec<(usize, f64)> = row
+            .rates
+            .iter()
+            .map(|(id, r)| match rule_ids.iter().position(|x| x == id) {
+                Some(i) => (i, *r),
+                None => fail(format!("{}: `{}` rates an unknown rule `{id}`", path.display(), row.id)),
+            })
+            .collect();
+        v.sort_by_key(|p| p.0);
+        let items: Vec<String> = v.iter().map(|(i, r)| format!("({i}, {:?})", *r as f32)).collect();
+        format!("&[{}]", items.join(", "))
+    };
+    let mut code = String::from("/// What usually causes the error with nothing else to go on (rule index, share).\n");
+    let _ = writeln!(code, "pub static BASE_RATES: &[(usize, f32)] = {};", rates(&file.base));
+    code.push_str("/// The clues of rules/priors/priors.toml, as rules the rule set can look for.\n");
+    code.push_str("pub static CLUE_RULES: &[RuleDef] = &[\n");
+    let mut defs = String::from("/// The clues' kinds, weights and rates, in CLUE_RULES' order.\npub static CLUES: &[ClueDef] = &[\n");
+    for (i, row) in file.clue.into_iter().enumerate() {
+        let kind = match row.kind.as_str() {
+            "task" => "Task",
+            "stage" => "Stage",
+            "name" => "Name",
+            k => fail(format!("{}: `{}`: kind `{k}` is not task, stage or name", path.display(), row.id)),
+        };
+        let w = &row.when;
+        if !w.kernel.is_empty() || !w.message.is_empty() || !w.check.is_empty() {
+            fail(format!("{}: `{}`: a clue reads code, raised and frame only", path.display(), row.id));
+        }
+        let _ = writeln!(
+            defs,
+            "  ClueDef {{ kind: ClueKind::{kind}, weight: {:?}, rates: {}, source: native({}) }},",
+            row.weight.unwrap_or(1.0) as f32,
+            rates(&row),
+            lit(row.source.trim())
+        );
+        let rule = RuleFile {
+            id: row.id.clone(),
+            category: "unknown".into(),
+            confidence: 1.0,
+            priority: 0,
+            extends: None,
+            ops: Vec::new(),
+            probe: Vec::new(),
+            site: Vec::new(),
+            when: vec![row.when],
+            en: Text::default(),
+            zh: Text::default(),
+            example: Vec::new(),
+            near_miss: Vec::new(),
+        };
+        emit_rule(&mut code, path, i, &rule);
+    }
+    code.push_str("];\n");
+    defs.push_str("];\n");
+    code + &defs
 }
 
 fn category_variant(path: &Path, c: &str) -> &'static str {

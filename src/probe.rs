@@ -57,6 +57,7 @@ mod tests {
             category: Category::Unknown,
             rule: rule.into(),
             confidence: 0.5,
+            basis: crate::report::Basis::Evidence,
             title: String::new(),
             summary: String::new(),
             why: String::new(),

@@ -140,12 +140,16 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
         st.bold(c.category.id()),
         st.bold(&c.title),
     );
+    if c.basis == Basis::Prior {
+        let _ = writeln!(out, "   {} {}", st.label("="), indent_more(Msg::RenderBasisPrior.text(l), 5));
+    }
     let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&c.summary, 5));
     if !c.why.is_empty() {
         field(out, st, l, Msg::RenderWhy.text(l), &indent_more(&c.why, 6));
     }
     if !c.evidence.is_empty() {
-        let _ = writeln!(out, "   {} {}", st.label("="), heading(l, Msg::RenderEvidence.text(l)));
+        let head = if c.basis == Basis::Prior { Msg::RenderContext } else { Msg::RenderEvidence };
+        let _ = writeln!(out, "   {} {}", st.label("="), heading(l, head.text(l)));
         for e in &c.evidence {
             let _ = writeln!(
                 out,
@@ -160,11 +164,18 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
         field(out, st, l, Msg::RenderOps.text(l), &indent_more(&c.ops.join(", "), 5));
     }
     field(out, st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
+    if c.basis == Basis::None && !c.candidates.is_empty() {
+        let _ = writeln!(out, "   {} {}", st.label("="), Msg::RenderBasisNone.text(l));
+    }
     for k in &c.candidates {
         let pct = (k.confidence * 100.0).round() as u32;
         let sure = Msg::ReportConfidence.fill(l, &[("pct", &pct)]);
         let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
-        field(out, st, l, Msg::RenderCandidate.text(l), &value);
+        if c.basis == Basis::None {
+            let _ = writeln!(out, "     {} {value}", st.label("-"));
+        } else {
+            field(out, st, l, Msg::RenderCandidate.text(l), &value);
+        }
         for e in &k.evidence {
             let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &e.place)), short(&e.text, 160));
         }

@@ -413,8 +413,14 @@ pub struct Cause {
     pub category: Category,
     /// The id of the rule that concluded it (a file in `rules/`).
     pub rule: String,
-    /// 0..1: how sure the engine is.
+    /// 0..1: how sure the engine is: the share of this category in what the evidence and the
+    /// prior together say (right about that often over labelled outputs).
     pub confidence: f64,
+    /// What the cause stands on: `stated` (a kernel record names the op), `evidence` (lines
+    /// that point at it), `prior` (only what usually causes the error in code like this),
+    /// `none` (nothing: the category is `unknown` and the candidates are the usual causes).
+    #[serde(default)]
+    pub basis: Basis,
     /// A short name for the cause.
     pub title: String,
     /// One sentence: what went wrong.
@@ -431,9 +437,37 @@ pub struct Cause {
     pub ops: Vec<String>,
     /// What led here.
     pub evidence: Vec<Evidence>,
-    /// Causes of other categories the evidence also points at, the most likely first, when it
-    /// does not settle the question (at most three, one per category).
+    /// Causes of other categories the evidence or the prior leaves open, the most likely first
+    /// (at most three, one per category, each at least 10%).
     pub candidates: Vec<Candidate>,
+}
+
+/// What a cause stands on (see [`Cause::basis`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// A kernel record (or an old build's host message naming the kernel's file) names the op.
+    Stated,
+    /// Lines of the output point at it: frames, source lines, log lines, checks.
+    Evidence,
+    /// Only what usually causes the error in code like the code shown.
+    Prior,
+    /// Nothing can be read: no cause, the usual ones as candidates.
+    #[default]
+    None,
+}
+
+impl Basis {
+    /// The basis's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            Basis::Stated => "stated",
+            Basis::Evidence => "evidence",
+            Basis::Prior => "prior",
+            Basis::None => "none",
+        }
+    }
 }
 
 /// Another cause the evidence points at.

@@ -206,7 +206,7 @@ macro_rules! by_id {
         }
     )*};
 }
-by_id!(Verdict, Category, AssertKind, LaunchBlocking);
+by_id!(Verdict, Category, AssertKind, LaunchBlocking, Basis);
 
 impl Json for crate::text::Lang {
     fn json(&self, o: &mut Out) {
@@ -309,7 +309,7 @@ fields!(KernelSiteCount { site, count, first, rule, category });
 fields!(Frame { file, line, function, code, user, library });
 fields!(RaisedAt { text, @at, @where, exception, user_frame, op_frame, frames });
 fields!(Evidence { scope, text, matched, @at, @where });
-fields!(Cause { category, rule, confidence, title, summary, why, fix, check, snippet, ops, evidence, candidates });
+fields!(Cause { category, rule, confidence, basis, title, summary, why, fix, check, snippet, ops, evidence, candidates });
 fields!(Candidate { category, rule, confidence, title, evidence });
 fields!(Echo { text, @at, @where, kind, exception });
 fields!(Stack { trustworthy, async_note, launch_blocking, launch_blocking_at, innocent_op, explanation });

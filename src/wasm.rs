@@ -67,7 +67,7 @@ export interface Report {
   kernel_sites: { site: object; count: number; first: Location; rule: string | null; category: Category | null }[];
   raised_at: null | (Place & { text: string; exception: string | null; user_frame: object | null; op_frame: object | null; frames: object[] });
   cause: null | {
-    category: Category; rule: string; confidence: number; title: string; summary: string; why: string; fix: string; check: string;
+    category: Category; rule: string; confidence: number; basis: "stated" | "evidence" | "prior" | "none"; title: string; summary: string; why: string; fix: string; check: string;
     snippet: string | null; ops: string[]; evidence: (Place & { scope: string; text: string; matched: string | null })[];
     candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Place & { scope: string; text: string; matched: string | null })[] }[];
   };

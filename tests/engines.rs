@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::re;
-use first_assert::rules::RULES;
+use first_assert::rules::{CLUE_RULES, RULES};
 use first_assert::scan::patterns;
 use std::fs;
 use std::path::Path;
@@ -12,7 +12,7 @@ use std::path::Path;
 fn all_patterns() -> Vec<String> {
     let mut v = patterns::sources();
     v.extend(first_assert::scan::mention::sources());
-    for r in RULES {
+    for r in RULES.iter().chain(CLUE_RULES) {
         for block in r.when {
             for p in *block {
                 v.extend([p.file, p.function, p.condition, p.path, p.regex].into_iter().flatten().map(str::to_string));
@@ -26,7 +26,7 @@ fn all_patterns() -> Vec<String> {
 /// tell ASCII from Unicode classes apart.
 fn haystacks() -> Vec<String> {
     let mut lines = Vec::new();
-    for dir in ["tests/cases", "tests/fixtures", "www/demo"] {
+    for dir in ["tests/cases", "tests/fixtures", "tests/priors", "www/demo"] {
         let Ok(entries) = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)) else { continue };
         for e in entries.flatten() {
             if let Ok(text) = fs::read_to_string(e.path()) {
@@ -116,7 +116,7 @@ fn ascii_translation() {
 fn every_match_holds_one_of_its_needles() {
     let lines = haystacks();
     let (mut patterns, mut with_needles, mut matches) = (0, 0, 0);
-    for r in RULES {
+    for r in RULES.iter().chain(CLUE_RULES) {
         for p in r.when.iter().flat_map(|b| b.iter()) {
             let Some(src) = p.regex else { continue };
             patterns += 1;

@@ -151,9 +151,10 @@ export class Sharer {
 
   cause(c) {
     const pct = Math.round(c.confidence * 100);
-    let md = `**${this.t("share_cause")}** · ${this.t(`view_category_${c.category}`)} · ${this.t("view_sure", { pct })}\n\n${prose(c.summary)}\n\n`;
+    const head = { stated: "share_cause_stated", prior: "share_cause_prior" }[c.basis] ?? "share_cause";
+    let md = `**${this.t(head)}** · ${this.t(`view_category_${c.category}`)} · ${this.t("view_sure", { pct })}\n\n${prose(c.summary)}\n\n`;
     if (c.evidence?.length) {
-      md += `${this.item(this.t("share_evidence"), "").trimEnd()}\n\n`;
+      md += `${this.item(this.t(c.basis === "prior" ? "share_context" : "share_evidence"), "").trimEnd()}\n\n`;
       for (const e of c.evidence) md += `- ${this.item(e.where, code(e.text))}\n`;
       md += "\n";
     }

@@ -1,8 +1,11 @@
 //! The cause: the rules' decision as the report states it, and the candidates beside it.
 
+use super::posterior::{basis, rank};
 use super::*;
+use crate::rules::priors::Prior;
 
-/// The cause the evidence points at, with the other causes it leaves open.
+/// The likeliest cause: the evidence's and the prior's ranking (`posterior`), with the other
+/// categories it leaves open beside it.
 pub(super) fn cause(
     facts: &Facts,
     ctx: &InputContext,
@@ -12,17 +15,40 @@ pub(super) fn cause(
     stack: Option<&Stack>,
     lang: Lang,
 ) -> Cause {
-    let rs = ruleset();
     let input = rule_input(facts, ctx, first_kernel, raised_tb, first_host, stack);
-    let mut ranked = rs.decide(&input).into_iter();
-    let decision = ranked.next().unwrap_or_else(|| Decision {
-        rule: rs.index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists"),
-        confidence: 0.0,
-        evidence: Vec::new(),
-    });
-    let best = decision.confidence;
-    let mut cause = cause_from(decision, first_kernel, lang);
-    cause.candidates = candidates(ranked, best, &cause, lang);
+    let decisions = ruleset().decide(&input);
+    let prior = Prior::of(&input, user_line(raised_tb));
+    // No context read at all (a lone host line, code that names nothing known): no cause, the
+    // usual ones as candidates.
+    let blind = decisions.is_empty() && prior.seen.is_empty();
+    let mut ranked = rank(decisions, &prior).into_iter().peekable();
+    let mut cause = match ranked.next_if(|_| !blind) {
+        Some(top) => {
+            let basis = basis(&top);
+            let evidence = top.decision.map_or_else(|| prior.evidence_for(top.rule), |d| d.evidence);
+            let mut c = cause_from(Decision { rule: top.rule, confidence: top.share, evidence }, first_kernel, lang);
+            c.basis = basis;
+            c
+        }
+        None => {
+            let rule = ruleset().index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists");
+            cause_from(Decision { rule, confidence: 0.0, evidence: Vec::new() }, first_kernel, lang)
+        }
+    };
+    cause.candidates = ranked
+        .filter(|k| k.share >= CANDIDATE_SHARE && k.category != cause.category)
+        .take(3)
+        .map(|k| {
+            let r = &ruleset().rules[k.rule];
+            Candidate {
+                category: r.category,
+                rule: r.id.to_string(),
+                confidence: hundredths(k.share),
+                title: r.texts(lang).title.to_string(),
+                evidence: k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence),
+            }
+        })
+        .collect();
     if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
         // The first assert's own form is unknown: so is how far the rest can be trusted.
         let scale = |c: f64| (c * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
@@ -32,35 +58,19 @@ pub(super) fn cause(
     cause
 }
 
-/// The other causes worth naming beside the best (`best` its confidence): other categories or
-/// rules at least [`CANDIDATE_SHARE`] as likely, at most three.
-fn candidates(rest: impl Iterator<Item = Decision>, best: f32, cause: &Cause, lang: Lang) -> Vec<Candidate> {
-    let rs = ruleset();
-    // A rule of the cause's own category says nothing new: the checks are the same.
-    let mut seen = vec![cause.category];
-    rest.filter(|d| best > 0.0 && d.confidence >= best * CANDIDATE_SHARE)
-        .filter(|d| {
-            let c = rs.rules[d.rule].category;
-            let new = !seen.contains(&c);
-            seen.push(c);
-            new
-        })
-        .take(3)
-        .map(|d| {
-            let r = &rs.rules[d.rule];
-            Candidate {
-                category: r.category,
-                rule: r.id.to_string(),
-                confidence: f64::from((d.confidence * 100.0).round()) / 100.0,
-                title: r.texts(lang).title.to_string(),
-                evidence: d.evidence,
-            }
-        })
-        .collect()
+/// The user's line that raised: the innermost frame of the user's own code.
+fn user_line(tb: Option<&Traceback>) -> Option<(&str, Loc)> {
+    let f = tb?.frames.iter().rev().find(|f| !is_library(&f.path))?;
+    f.code.as_ref().map(|(c, at)| (c.as_str(), *at))
 }
 
-/// How likely, against the best cause, another must be to be named beside it.
-const CANDIDATE_SHARE: f32 = 0.6;
+/// The least share a category needs to be named beside the cause.
+const CANDIDATE_SHARE: f32 = 0.1;
+
+/// A share as the report states it: in hundredths, and never certain (see `posterior`).
+fn hundredths(p: f32) -> f64 {
+    f64::from((p.min(0.99) * 100.0).round()) / 100.0
+}
 
 fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     let rs = ruleset();
@@ -95,7 +105,8 @@ fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     Cause {
         category: r.category,
         rule: r.id.to_string(),
-        confidence: f64::from((d.confidence * 100.0).round()) / 100.0,
+        confidence: hundredths(d.confidence),
+        basis: Basis::None,
         title: t.title.to_string(),
         summary: t.summary.to_string(),
         why: t.why.to_string(),

@@ -15,6 +15,7 @@ mod convert;
 mod evidence;
 mod firsts;
 mod mentions;
+mod posterior;
 mod stack;
 mod words;
 

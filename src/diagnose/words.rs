@@ -83,7 +83,14 @@ pub(super) fn headline(
     match verdict {
         Verdict::DeviceAssert => {
             let cause = match cause {
-                Some(c) if c.rule != NO_EVIDENCE_RULE => Msg::HeadlineCause.fill(lang, &[("cause", &c.title)]),
+                Some(c) if c.rule != NO_EVIDENCE_RULE => match c.basis {
+                    Basis::Stated => Msg::HeadlineCauseStated.fill(lang, &[("cause", &c.title)]),
+                    Basis::Prior => {
+                        let pct = (c.confidence * 100.0).round() as u32;
+                        Msg::HeadlineCausePrior.fill(lang, &[("cause", &c.title), ("pct", &pct)])
+                    }
+                    _ => Msg::HeadlineCause.fill(lang, &[("cause", &c.title)]),
+                },
                 _ => String::new(),
             };
             match (kernel, host) {

@@ -104,6 +104,30 @@ pub struct PatDef {
     pub weight: f32,
 }
 
+/// What kind of context a clue of `rules/priors/priors.toml` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClueKind {
+    /// What the code as a whole does (classification, segmentation, a language model, ...).
+    Task,
+    /// What the user's line that raised was doing (the loss, backward, a read, ...).
+    Stage,
+    /// A name the code uses (an embedding table, labels, gather, ...).
+    Name,
+}
+
+/// A clue: a context the output can reveal, and the rates of the rules behind the error in
+/// code like that. Its patterns are `CLUE_RULES[i]`'s evidence block.
+#[derive(Debug)]
+pub struct ClueDef {
+    pub kind: ClueKind,
+    /// How much the clue counts against the others seen with it.
+    pub weight: f32,
+    /// (index into [`RULES`], share); the shares sum to 1.
+    pub rates: &'static [(usize, f32)],
+    /// Where its numbers come from (native builds only).
+    pub source: &'static str,
+}
+
 /// Data only native builds (the rules page, the tests) read; the package has it from the
 /// catalogue or not at all.
 const fn native(s: &'static str) -> &'static str {

@@ -14,8 +14,9 @@ pub mod check_ids;
 pub mod def;
 #[cfg(test)]
 mod needles;
+pub mod priors;
 
-pub use def::{PatDef, RuleDef, Scope, SiteDef, RULES};
+pub use def::{ClueDef, ClueKind, PatDef, RuleDef, Scope, SiteDef, BASE_RATES, CLUES, CLUE_RULES, RULES};
 
 use crate::facts::{Loc, MessageHit, TbFrame};
 use crate::re;
@@ -100,9 +101,9 @@ struct FieldSet {
 }
 
 impl FieldSet {
-    fn build(items: Vec<FieldItem>) -> Result<FieldSet, String> {
+    fn build(items: Vec<FieldItem>, one_pass: bool) -> Result<FieldSet, String> {
         let srcs: Vec<&str> = items.iter().map(|(_, s, _)| *s).collect();
-        let set = re::Set::new(&srcs).map_err(|e| format!("rule {e}"))?;
+        let set = if one_pass { re::Set::new(&srcs).map_err(|e| format!("rule {e}"))? } else { re::Set::one_by_one(&srcs) };
         let needles = items.iter().map(|(_, _, n)| n.iter().map(memchr::memmem::Finder::new).collect()).collect();
         Ok(FieldSet { set, owners: items.into_iter().map(|(o, _, _)| o).collect(), needles })
     }
@@ -137,16 +138,18 @@ impl FieldSet {
 /// clean 20 MB log takes. (`tests/engines.rs` compiles every pattern in both engines.)
 struct LazySet {
     items: Vec<FieldItem>,
+    /// Tested as one set in the CLI (see [`re::Set`]); else one by one.
+    one_pass: bool,
     compiled: OnceLock<FieldSet>,
 }
 
 impl LazySet {
-    fn new(items: Vec<FieldItem>) -> Result<LazySet, String> {
-        Ok(LazySet { items, compiled: OnceLock::new() })
+    fn new(items: Vec<FieldItem>, one_pass: bool) -> Result<LazySet, String> {
+        Ok(LazySet { items, one_pass, compiled: OnceLock::new() })
     }
 
     fn get(&self) -> &FieldSet {
-        self.compiled.get_or_init(|| FieldSet::build(self.items.clone()).unwrap_or_else(|e| panic!("{e}")))
+        self.compiled.get_or_init(|| FieldSet::build(self.items.clone(), self.one_pass).unwrap_or_else(|e| panic!("{e}")))
     }
 }
 
@@ -242,6 +245,13 @@ pub struct Input<'a> {
     pub checks: &'a [crate::facts::CheckFinding],
 }
 
+impl<'a> Input<'a> {
+    /// The code and frames alone (what the priors read), without the evidence only rules weigh.
+    pub fn clone_code(&self) -> Input<'a> {
+        Input { frames: self.frames.clone(), code: self.code.clone(), ..Input::default() }
+    }
+}
+
 /// The chosen rule.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
@@ -263,6 +273,13 @@ impl RuleSet {
     /// Compiles rule definitions; fails on a pattern that does not compile or a dangling
     /// `extends`.
     pub fn compile(rules: &'static [RuleDef]) -> Result<RuleSet, String> {
+        RuleSet::compile_as(rules, true)
+    }
+
+    /// Like [`RuleSet::compile`]; `one_pass` false tries each pattern by itself, compiled when
+    /// first tried (the priors' clues: read on a report's few source lines, where building
+    /// the CLI's sets cost more than reading them).
+    pub fn compile_as(rules: &'static [RuleDef], one_pass: bool) -> Result<RuleSet, String> {
         let mut sites_by_condition: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
         let mut sites_by_file: SmallMap<String, Vec<(usize, usize)>> = SmallMap::default();
         let mut pats = Vec::new();
@@ -316,7 +333,7 @@ impl RuleSet {
                 }
             }
         }
-        let mut take = |k: &'static str| LazySet::new(fields.remove(&k).unwrap_or_default());
+        let mut take = |k: &'static str| LazySet::new(fields.remove(&k).unwrap_or_default(), one_pass);
         Ok(RuleSet {
             message_keywords: crate::find::keywords::Keywords::new(&message_keywords(rules)),
             rules,

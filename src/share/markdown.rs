@@ -209,15 +209,20 @@ fn first_assert(md: &mut String, l: Lang, fa: &FirstAssert) {
 
 fn cause(md: &mut String, l: Lang, c: &Cause) {
     let pct = (c.confidence * 100.0).round() as u64;
+    let (head, lines) = match c.basis {
+        Basis::Stated => (Msg::ShareCauseStated, Msg::ShareEvidence),
+        Basis::Prior => (Msg::ShareCausePrior, Msg::ShareContext),
+        _ => (Msg::ShareCause, Msg::ShareEvidence),
+    };
     md.push_str(&format!(
         "**{}** · {} · {}\n\n{}\n\n",
-        Msg::ShareCause.text(l),
+        head.text(l),
         category(c.category).text(l),
         Msg::ViewSure.fill(l, &[("pct", &pct)]),
         prose(&c.summary)
     ));
     if !c.evidence.is_empty() {
-        md.push_str(&format!("{}\n\n", label(l, Msg::ShareEvidence, "").trim_end()));
+        md.push_str(&format!("{}\n\n", label(l, lines, "").trim_end()));
         for e in &c.evidence {
             md.push_str(&format!("- {}\n", item(l, &e.place, &code(&e.text))));
         }

@@ -357,7 +357,7 @@ test("while the engine works on a long read, the page says it is reading, and an
   const said = await page.evaluate(() => window.__said);
   assert.equal(said.length, 2, JSON.stringify(said));
   assert.match(said[0], /^Reading 0\.4 MB…$/);
-  assert.match(said[1], /^Likely cause: The tokenizer has more tokens/);
+  assert.match(said[1], /^Cause: The tokenizer has more tokens/);
   assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
@@ -399,6 +399,53 @@ test("a long log's map fits a phone's strip: every run of lines visible, the fir
     assert.ok(g.echo, `${size}: the echo at the end is not on the map`);
     if (size === "phone") assert.ok(g.bins < 120, `${size}: ${g.bins} runs for a ${g.right} px strip`);
     else assert.equal(g.bins, 120);
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});
+
+test("the card says how sure in words: Most likely (the prior alone, with its note and the lines that show the code), Likely (evidence), a stated cause bare, and the usual causes when nothing can be read", { timeout: 120_000 }, async () => {
+  const files = {
+    prior: path.join(ROOT, "tests/priors/cls-tolist-num-labels.ipynb"),
+    evidence: path.join(ROOT, "tests/priors/graph-script-loss.log"),
+    stated: path.join(WWW, "demo/embedding-vocab.log"),
+    none: path.join(ROOT, "tests/priors/lone-host-line.log"),
+  };
+  const words = { en: { prior: "Most likely", evidence: "Likely" }, zh: { prior: "最可能", evidence: "可能" } };
+  for (const lang of ["en", "zh"]) {
+    const { ctx, page, log } = await context("laptop", lang);
+    for (const [basis, file] of Object.entries(files)) {
+      const want = cliReport(file, lang);
+      assert.equal(want.cause.basis, basis, `${file}: the CLI's basis`);
+      await page.setInputFiles("[data-testid=file-input]", file);
+      await showing(page, want.headline);
+      const got = await page.evaluate(() => {
+        const t = document.querySelector("[data-testid=answer-title]");
+        const b = t.querySelector(".fa-basis");
+        const cands = [...document.querySelectorAll("[data-testid=candidate]")].map((li) => li.dataset.category);
+        const head = document.querySelector(".fa-candidates")?.previousElementSibling?.textContent ?? null;
+        return { basis: b?.dataset.basis ?? null, word: b?.textContent ?? null, title: t.textContent, note: document.querySelector(".fa-basis-note")?.textContent ?? null, cands, head, pct: t.querySelector("[data-confidence]")?.dataset.confidence ?? null };
+      });
+      const name = `${path.basename(file)} in ${lang}`;
+      const pct = String(Math.round(want.cause.confidence * 100));
+      if (basis === "none") {
+        assert.equal(got.basis, null, name);
+        assert.equal(got.title, want.headline, `${name}: no cause, the headline`);
+        assert.deepEqual(got.cands, ["invalid_label", "index_out_of_bounds", "invalid_value"], `${name}: the usual causes in the article's order`);
+        assert.equal(got.head, lang === "en" ? "The usual causes" : "常见原因", name);
+        continue;
+      }
+      assert.equal(got.pct, pct, `${name}: the stated share`);
+      assert.ok(got.title.includes(want.cause.title), name);
+      if (basis === "stated") {
+        assert.equal(got.basis, null, `${name}: a stated cause carries no hedge`);
+      } else {
+        assert.equal(got.basis, basis, name);
+        assert.ok(got.word.startsWith(words[lang][basis]), `${name}: ${got.word}`);
+      }
+      assert.equal(got.note != null, basis === "prior", `${name}: the prior's note`);
+      assert.deepEqual(got.cands, want.cause.candidates.map((k) => k.category), `${name}: the candidates as the CLI ranks them`);
+    }
     assertSameOrigin(log, suite.srv.origin);
     await ctx.close();
   }

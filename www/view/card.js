@@ -25,6 +25,13 @@ export const cardView = {
     title.tabIndex = -1;
     title.setAttribute("data-testid", "answer-title");
     if (c) {
+      // How sure, in words: "Most likely" (the prior alone), "Likely" (evidence), a stated cause bare.
+      const word = { prior: "view_basis_prior", evidence: "view_basis_evidence" }[c.basis];
+      if (word) {
+        const b = text("span", "fa-basis", this.label(word, ""));
+        b.setAttribute("data-basis", c.basis);
+        title.append(b);
+      }
       title.append(text("span", "", c.title));
       const pct = Math.round(c.confidence * 100);
       if (pct > 0) {
@@ -37,6 +44,7 @@ export const cardView = {
     }
     card.append(title);
     if (c) card.append(prose("p", "fa-summary", c.summary));
+    if (c?.basis === "prior") card.append(text("p", "fa-basis-note", this.t("view_basis_prior_note")));
     else if (r.verdict === "other_cuda_error" && r.other_errors?.[0]) card.append(text("p", "fa-summary", r.other_errors[0].explanation));
     if (r.first_assert) this.firstAssert(card, r.first_assert);
     const code = r.raised_at?.user_frame?.code;

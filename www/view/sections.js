@@ -58,7 +58,8 @@ export const sectionsView = {
     title.append(text("span", "fa-category", this.t(`view_category_${c.category}`)));
     s.append(title);
     if (c.evidence?.length) {
-      s.append(text("h3", "", this.t("view_evidence")));
+      // A prior's lines show what the code is, not that the error happened there.
+      s.append(text("h3", "", this.t(c.basis === "prior" ? "view_context" : "view_evidence")));
       const ul = el("ul", "fa-evidence");
       for (const e of c.evidence) {
         const li = el("li", `scope-${e.scope}`);
@@ -77,7 +78,7 @@ export const sectionsView = {
     if (c.ops?.length) s.append(text("p", "fa-ops", this.label("view_ops", c.ops.join(", "))));
     s.append(text("p", "fa-rule", this.label("view_rule", c.rule)));
     if (c.candidates?.length) {
-      s.append(text("h3", "", this.t("view_candidates")));
+      s.append(text("h3", "", this.t(c.basis === "none" ? "view_usual_causes" : "view_candidates")));
       const ul = el("ul", "fa-candidates");
       for (const k of c.candidates) {
         const li = el("li", "");
