@@ -8,6 +8,8 @@
 #                dist/extension (FIRST_ASSERT_ORIGIN sets the page's origin for the bookmarklet)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
 #   make report  the CLI's reports on the demo logs, in the terminal
+#   make calibration  how often a cause stated at p is right, over the project's labelled
+#                fixtures (CALIBRATE=DIR... for other labelled outputs)
 #   make dist    what a user hosts, installs and publishes, in dist/: the site (for ORIGIN, where
 #                it will be served; default the origin of make serve), the extension's zips, the
 #                npm package, the CLI's tarball
@@ -22,7 +24,7 @@ FUZZ_SECONDS ?= 60
 BIN := target/release/first-assert
 E2E := tests/e2e
 
-.PHONY: build test tools web serve report bench dist clean
+.PHONY: build test tools web serve report bench dist clean calibration
 
 build:
 	$(CARGO) build --release --locked
@@ -42,9 +44,15 @@ test: tools
 	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --features embedded-texts --test web
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
+	$(CARGO) run --release --locked --example calibration -- tests/cases tests/priors
 	cd $(E2E) && node --test
 	@bash scripts/test-probe.sh
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The project's own labelled outputs by default; the table's test is tests/priors.rs.
+CALIBRATE ?= tests/cases tests/priors
+calibration:
+	$(CARGO) run --release --locked --example calibration -- $(CALIBRATE)
 
 dist:
 	@bash scripts/dist.sh $(ORIGIN) $(DIST)
