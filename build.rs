@@ -232,6 +232,13 @@ fn main() {
     }
     let list = groups.iter().map(|(id, ops)| format!("({}, {})", lit(id), lit(ops))).collect::<Vec<_>>();
     let groups_rs = format!("/// The probe's check groups (`_GROUPS` in probe/probe.py): id, the ops it checks.\npub const GROUPS: &[(&str, &str)] = &[{}];\n", list.join(", "));
+    // The labels of the probe's error, which the engine reads back (src/diagnose/confirm.rs).
+    let mut labels = String::from("/// The labels of the probe's error lines (probe/texts.toml): key, English, Chinese.\npub const LABELS: &[(&str, &str, &str)] = &[");
+    for (k, m) in probe_texts.iter().filter(|(k, _)| k.starts_with("label_")) {
+        labels.push_str(&format!("({}, {}, {}), ", lit(k), lit(m.en.trim()), lit(m.zh.trim())));
+    }
+    labels.push_str("];\n");
+    let groups_rs = groups_rs + &labels;
     std::fs::write(out.join("probe_groups.rs"), groups_rs).expect("write probe_groups.rs");
     std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))
         .expect("write messages.rs");

@@ -33,7 +33,35 @@ pub fn steps(c: &Context<'_>) -> Vec<Step> {
         Verdict::OtherCudaError => other_steps(c),
         Verdict::Clean => Vec::new(),
         Verdict::Unreadable => unreadable_steps(c),
+        Verdict::Confirmed => confirmed_steps(c),
     }
+}
+
+/// After the probe (or a CPU rerun) caught the bad value: what led here is done, the fix and
+/// what follows it are left.
+fn confirmed_steps(c: &Context<'_>) -> Vec<Step> {
+    let l = c.lang;
+    let probe = c.cause.is_some_and(|c| c.evidence.first().is_some_and(|e| e.text.contains("FirstAssertError")));
+    let done = |id: &str, title: Msg, body: Msg| step(id, title.text(l).into(), body.text(l).into(), None, true);
+    let mut v = vec![done("restart", Msg::StepRestartTitle, Msg::StepRestartBody)];
+    if probe {
+        v.push(done("launch_blocking", Msg::StepLaunchBlockingTitle, Msg::StepLaunchBlockingDone));
+        let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
+        v.push(done("probe", Msg::StepProbeTitle, body));
+    } else {
+        v.push(done("cpu", Msg::StepCpuTitle, Msg::StepCpuBody));
+    }
+    v.push(Step { done: true, ..rerun(c) });
+    let fix = c.cause.map(|c| c.fix.clone()).filter(|f| !f.is_empty());
+    v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix.unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into()), None, false));
+    v.push(step("restart_again", Msg::StepRestartAgainTitle.text(l).into(), Msg::StepRestartAgainBody.text(l).into(), None, false));
+    let (title, body) = if probe {
+        (Msg::StepRemoveProbeTitle, Msg::StepRemoveProbeBody)
+    } else {
+        (Msg::StepRemoveLbTitle, Msg::StepRemoveLbBody)
+    };
+    v.push(step(if probe { "remove_probe" } else { "remove_launch_blocking" }, title.text(l).into(), body.text(l).into(), None, false));
+    v
 }
 
 fn step(id: &str, title: String, body: String, code: Option<&str>, done: bool) -> Step {

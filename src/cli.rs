@@ -222,7 +222,7 @@ fn run(l: Lang) -> Result<ExitCode, String> {
             return Err(Msg::CliErrCannotWrite.fill(l, &[("reason", &e)]));
         }
     }
-    Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if matches!(report.verdict, Verdict::DeviceAssert | Verdict::Confirmed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// `--format markdown`: the input read whole (a report to share is about what a user can
@@ -267,7 +267,7 @@ fn markdown(args: &Args, opts: &Options, l: Lang) -> Result<ExitCode, String> {
             return Err(Msg::CliErrCannotWrite.fill(l, &[("reason", &e)]));
         }
     }
-    Ok(if report.verdict == Verdict::DeviceAssert { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if matches!(report.verdict, Verdict::DeviceAssert | Verdict::Confirmed) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// A runtime log (small: a viewer's rows), read whole; UTF-16 and invalid UTF-8 as the input is.

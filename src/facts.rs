@@ -112,6 +112,9 @@ pub const MAX_MESSAGES: usize = 256;
 pub const MAX_DISTINCT: usize = 100_000;
 /// Lines of context kept on each side of a first finding.
 pub const CONTEXT: usize = 2;
+
+/// Lines kept after a `FirstAssertError` line: the probe prints at most six.
+pub const EXCEPTION_LINES: usize = 6;
 /// A quoted line is cut to a window of this many bytes around the finding.
 pub const MAX_TEXT: usize = 2000;
 
@@ -378,6 +381,9 @@ pub struct Facts {
     pub host_context: Vec<(u64, String)>,
     /// The last Python exception line that is not a CUDA error (for clean inputs).
     pub last_exception: Option<(String, String, Loc)>,
+    /// The lines after the last exception when it is the probe cell's `FirstAssertError`
+    /// (its values, bound and line: at most [`EXCEPTION_LINES`]).
+    pub exception_context: Vec<(u64, String)>,
     pub stats: Stats,
     /// Steps from one timed line to the next that went back and forward in time.
     pub time_steps: (u32, u32),
@@ -447,6 +453,7 @@ impl Facts {
         }
         self.kernel_context.clear();
         self.host_context.clear();
+        self.exception_context.clear();
         self.time_reversed = true;
     }
 

@@ -78,6 +78,9 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let log = o.log_source.clone().unwrap_or_else(|| "runtime log".into());
         first_assert(&mut out, &st, l, fa, if fa.at.runtime_log { &log } else { &source });
     }
+    if let (Some(c), Some(e)) = (&r.confirmation, r.cause.as_ref().and_then(|c| c.evidence.first())) {
+        confirmation(&mut out, &st, l, c, e.at.line, &source);
+    }
     if r.verdict == Verdict::OtherCudaError {
         for e in &r.other_errors {
             let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(&source), e.at.line);
@@ -104,6 +107,17 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     out
 }
 
+/// The error that confirmed the cause: where it is, the bad value, the bound, the user's line.
+fn confirmation(out: &mut String, st: &Style, l: Lang, c: &Confirmation, line: u64, source: &str) {
+    let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(source), line);
+    let _ = writeln!(out, "   {} {}", st.label("|"), short(&c.text, 200));
+    for (label, value) in [(Msg::RenderValue, &c.value), (Msg::RenderAllowed, &c.allowed), (Msg::RenderYourLine, &c.line)] {
+        if let Some(v) = value {
+            field(out, st, l, label.text(l), &st.code(&short(v, 200)));
+        }
+    }
+}
+
 /// The first line: the verdict's label and the headline.
 fn headline(out: &mut String, st: &Style, r: &Report) {
     let text = sanitize(&r.headline);
@@ -123,6 +137,11 @@ fn headline(out: &mut String, st: &Style, r: &Report) {
             (label, painted)
         }
         Verdict::Unreadable => ("warning[unreadable]:".to_string(), st.warn("warning[unreadable]:")),
+        Verdict::Confirmed => {
+            let label = format!("error[{}]:", r.cause.as_ref().map_or("confirmed", |c| c.category.id()));
+            let painted = st.error(&label);
+            (label, painted)
+        }
     };
     let _ = writeln!(out, "{painted} {}", st.bold(&wrap_from(&text, WIDTH, 2, label.len() + 1)));
 }

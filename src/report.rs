@@ -30,6 +30,9 @@ pub enum Verdict {
     /// Neither in what could be read, but some cells' outputs could not be read (a frame the
     /// page adapter cannot reach, a cell virtualised out of the page): not a clean bill.
     Unreadable,
+    /// The cause of a device-side assert seen for what it is: the probe cell's error, or the
+    /// CPU's own error for the same bug ([`Report::confirmation`]).
+    Confirmed,
 }
 
 impl Verdict {
@@ -40,6 +43,7 @@ impl Verdict {
             Verdict::OtherCudaError => "other_cuda_error",
             Verdict::Clean => "clean",
             Verdict::Unreadable => "unreadable",
+            Verdict::Confirmed => "confirmed",
         }
     }
 }
@@ -110,6 +114,9 @@ pub struct Report {
     /// The first device-side assert: the first kernel assertion line anywhere in the input,
     /// else the first host-side line that reports a device-side assert.
     pub first_assert: Option<FirstAssert>,
+    /// With the verdict `confirmed`: the error that shows the bad value for what it is.
+    #[serde(default)]
+    pub confirmation: Option<Confirmation>,
     /// Every distinct kernel assertion site, first seen first.
     pub kernel_sites: Vec<KernelSiteCount>,
     /// Where Python first raised the device-side assert, and the frames above it.
@@ -442,6 +449,26 @@ pub struct Cause {
     pub candidates: Vec<Candidate>,
 }
 
+/// The error that confirms a cause: the probe cell's `FirstAssertError`, or the CPU's own error
+/// for the bug that on a GPU fires a device-side assert.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct Confirmation {
+    /// `probe` or `cpu`.
+    pub source: String,
+    /// The op (`F.cross_entropy`; for the CPU, the function of the traceback's innermost frame).
+    pub op: String,
+    /// The first bad value, as printed (`10`), when printed.
+    pub value: Option<String>,
+    /// What it had to be (`0 <= target < 10`), when known.
+    pub allowed: Option<String>,
+    /// The user's line that ran the op (`train.py:41  loss = F.cross_entropy(out, y)`), when
+    /// printed.
+    pub line: Option<String>,
+    /// The error line (where it is: the cause's evidence, scope `confirmation`).
+    pub text: String,
+}
+
 /// What a cause stands on (see [`Cause::basis`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
@@ -456,6 +483,8 @@ pub enum Basis {
     /// Nothing can be read: no cause, the usual ones as candidates.
     #[default]
     None,
+    /// The probe's error or the CPU's own error shows the bad value ([`Confirmation`]).
+    Confirmed,
 }
 
 impl Basis {
@@ -466,6 +495,7 @@ impl Basis {
             Basis::Evidence => "evidence",
             Basis::Prior => "prior",
             Basis::None => "none",
+            Basis::Confirmed => "confirmed",
         }
     }
 }

@@ -285,6 +285,7 @@ fields!(Report {
     verdict,
     headline,
     first_assert,
+    confirmation,
     kernel_sites,
     raised_at,
     cause,
@@ -302,6 +303,7 @@ fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
+fields!(Confirmation { source, op, value, allowed, line, text });
 fields!(KernelSite { file, line, function, name, condition, block, thread });
 fields!(Repeats { count, blocks, threads, block_range, thread_range, last_line });
 fields!(ContextLine { line, text });

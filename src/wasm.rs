@@ -55,7 +55,8 @@ export interface Report {
   lang: "en" | "zh";
   input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number;
     runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[] };
-  verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable";
+  verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable" | "confirmed";
+  confirmation: null | { source: "probe" | "cpu"; op: string; value: string | null; allowed: string | null; line: string | null; text: string };
   headline: string;
   first_assert: null | (Place & {
     text: string; text_truncated: boolean; end_line: number | null; offending: { value: string; allowed: string } | null;
@@ -67,7 +68,7 @@ export interface Report {
   kernel_sites: { site: object; count: number; first: Location; rule: string | null; category: Category | null }[];
   raised_at: null | (Place & { text: string; exception: string | null; user_frame: object | null; op_frame: object | null; frames: object[] });
   cause: null | {
-    category: Category; rule: string; confidence: number; basis: "stated" | "evidence" | "prior" | "none"; title: string; summary: string; why: string; fix: string; check: string;
+    category: Category; rule: string; confidence: number; basis: "confirmed" | "stated" | "evidence" | "prior" | "none"; title: string; summary: string; why: string; fix: string; check: string;
     snippet: string | null; ops: string[]; evidence: (Place & { scope: string; text: string; matched: string | null })[];
     candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Place & { scope: string; text: string; matched: string | null })[] }[];
   };

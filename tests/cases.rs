@@ -172,7 +172,7 @@ fn every_case_gives_the_expected_exit_status_and_message() {
         let code = out.status.code().unwrap_or(-1);
         let expected =
             want.get("exit").and_then(Value::as_i64).unwrap_or(match want.get("verdict").and_then(Value::as_str) {
-                Some("device_assert") => 1,
+                Some("device_assert" | "confirmed") => 1,
                 _ => 0,
             });
         if i64::from(code) != expected {

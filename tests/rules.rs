@@ -154,7 +154,8 @@ fn near_misses_are_not_explained_by_their_rule() {
     for r in RULES {
         for (i, nm) in r.near_misses.iter().enumerate() {
             let report = analyze_text(nm, &Options::default());
-            if report.cause.as_ref().is_some_and(|c| c.rule == r.id) {
+            // The CPU form of a rule's bug confirms the rule (`confirmed`); it fires no assert.
+            if report.verdict == Verdict::DeviceAssert && report.cause.as_ref().is_some_and(|c| c.rule == r.id) {
                 wrong.push(format!("{} near miss {} fired the rule", r.path, i + 1));
             }
         }

@@ -1,5 +1,6 @@
 //! The cause: the rules' decision as the report states it, and the candidates beside it.
 
+use super::confirm;
 use super::posterior::{basis, rank};
 use super::*;
 use crate::rules::priors::Prior;
@@ -58,6 +59,18 @@ pub(super) fn cause(
     cause
 }
 
+/// A confirmed cause: the rule of the op the probe or the CPU caught, at certainty, with the
+/// error line as its evidence.
+pub(super) fn confirmed_cause(c: &confirm::Confirmed, lang: Lang) -> Cause {
+    let e = &c.confirmation;
+    let evidence =
+        Evidence { scope: "confirmation".into(), text: e.text.clone(), matched: e.value.clone(), at: c.at, place: String::new() };
+    let mut cause = cause_from(Decision { rule: c.rule, confidence: 1.0, evidence: vec![evidence] }, None, lang);
+    cause.basis = Basis::Confirmed;
+    cause.confidence = 1.0;
+    cause
+}
+
 /// The user's line that raised: the innermost frame of the user's own code.
 fn user_line(tb: Option<&Traceback>) -> Option<(&str, Loc)> {
     let f = tb?.frames.iter().rev().find(|f| !is_library(&f.path))?;
@@ -72,7 +85,7 @@ fn hundredths(p: f32) -> f64 {
     f64::from((p.min(0.99) * 100.0).round()) / 100.0
 }
 
-fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
+pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
     let rs = ruleset();
     let r = &rs.rules[d.rule];
     let t = r.texts(lang);

@@ -11,6 +11,7 @@ use crate::scan::traceback::{is_library, library_name};
 use crate::text::{location, Lang, Msg};
 
 mod cause;
+mod confirm;
 mod convert;
 mod evidence;
 mod firsts;
@@ -42,6 +43,9 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str, lang: Lang) 
     let mentioned = mentions::set_aside(&mut facts);
     let first = Firsts::of(&facts);
     let verdict = first.verdict(&facts, ctx);
+    // No assert, and the output ends in the probe's error or the CPU's: the loop closed.
+    let confirmed = (verdict == Verdict::Clean).then(|| confirm::read(&facts)).flatten();
+    let verdict = if confirmed.is_some() { Verdict::Confirmed } else { verdict };
     let assert = verdict == Verdict::DeviceAssert;
     let first_assert = first.first_assert(&facts);
     let (first_kernel, first_host) = (first.kernel.as_ref(), first.host);
@@ -62,7 +66,10 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str, lang: Lang) 
         _ => first.loc,
     };
     let stack = assert.then(|| stack(&facts, ctx, stack_loc, raised_at.as_ref(), lang));
-    let cause = assert.then(|| cause(&facts, ctx, first_kernel, first_host, raised_tb, stack.as_ref(), lang));
+    let cause = match &confirmed {
+        Some(c) => Some(confirmed_cause(c, lang)),
+        None => assert.then(|| cause(&facts, ctx, first_kernel, first_host, raised_tb, stack.as_ref(), lang)),
+    };
     let probe = assert.then(|| probe::probe(lang, cause.as_ref()));
     let checklist = checklist::steps(&checklist::Context {
         lang,
@@ -85,8 +92,11 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str, lang: Lang) 
             notes.push(Note { id: "assert_without_line".into(), text });
         }
     }
-    let headline =
-        headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), ctx.unreadable.len(), lang);
+    let confirmation = confirmed.map(|c| c.confirmation);
+    let headline = match (&confirmation, &cause) {
+        (Some(c), Some(cause)) => confirmed_headline(c, cause, lang),
+        _ => headline(verdict, first_kernel, first_host, cause.as_ref(), other_errors.first(), ctx.unreadable.len(), lang),
+    };
 
     let mut report = Report {
         schema: SCHEMA,
@@ -96,6 +106,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str, lang: Lang) 
         verdict,
         headline,
         first_assert,
+        confirmation,
         kernel_sites: kernel_sites(&facts),
         raised_at,
         cause,

@@ -109,8 +109,31 @@ pub(super) fn headline(
             let o = other.expect("an other error");
             Msg::HeadlineOther.fill(lang, &[("error", &clip_words(&o.text, 160)), ("at", &location(lang, &o.at))])
         }
-        Verdict::Clean => Msg::HeadlineClean.text(lang).to_string(),
+        Verdict::Clean | Verdict::Confirmed => Msg::HeadlineClean.text(lang).to_string(),
         Verdict::Unreadable => Msg::HeadlineUnreadable.fill(lang, &[("n", &unreadable)]),
+    }
+}
+
+/// The headline of a confirmed cause: the op, the bad value and the bound where the output
+/// prints them ("Confirmed: F.cross_entropy got 10 where 0 <= target < 10 is allowed, at
+/// train.py:41."), else the cause and the error.
+pub(super) fn confirmed_headline(c: &Confirmation, cause: &Cause, lang: Lang) -> String {
+    let how = if c.source == "probe" { Msg::ConfirmedHowProbe } else { Msg::ConfirmedHowCpu }.text(lang);
+    // `path/to/train.py:41  loss = …` -> `train.py:41`
+    let at = c.line.as_deref().map(|l| {
+        let place = l.split("  ").next().unwrap_or(l).trim();
+        let file = place.rsplit(['/', '\\']).next().unwrap_or(place);
+        Msg::HeadlineConfirmedAt.fill(lang, &[("line", &file)])
+    });
+    let at = at.unwrap_or_default();
+    match (&c.value, &c.allowed) {
+        (Some(v), Some(a)) if !c.op.is_empty() => {
+            Msg::HeadlineConfirmed.fill(lang, &[("how", &how), ("op", &c.op), ("value", v), ("allowed", a), ("at", &at)])
+        }
+        _ => Msg::HeadlineConfirmedPlain.fill(
+            lang,
+            &[("how", &how), ("cause", &cause.title), ("at", &at), ("error", &clip_words(&c.text, 160))],
+        ),
     }
 }
 

@@ -200,15 +200,27 @@ impl Scanner {
         } else if tbl == TbLine::Exception {
             if let Some(idx) = tb_index.flatten() {
                 if let Some(e) = self.rec.facts.tracebacks[idx].exception.clone() {
-                    self.rec.facts.last_exception = Some(e);
+                    self.exception(e);
                 }
             }
         } else if let Some((name, Some(msg))) = traceback::exception_parts(stripped.trim()) {
             if !msg.is_empty() && !stripped.starts_with(' ') {
-                self.rec.facts.last_exception = Some((name.to_string(), msg.to_string(), loc));
+                self.exception((name.to_string(), msg.to_string(), loc));
             }
         }
         self.notes(stripped, seg, loc);
+    }
+
+    /// A Python exception that is not a CUDA error: the last one is kept, and after the probe
+    /// cell's `FirstAssertError` the lines that follow (its values, bound and line).
+    fn exception(&mut self, e: (String, String, Loc)) {
+        let probe = e.0.ends_with("FirstAssertError");
+        self.rec.facts.last_exception = Some(e);
+        self.rec.facts.exception_context.clear();
+        self.rec.after.retain(|(t, _)| *t != Target::Exception);
+        if probe {
+            self.rec.after.push((Target::Exception, facts::EXCEPTION_LINES));
+        }
     }
 
     /// [`host::classify`], which reads nothing but the line (and the scanner's judge),

@@ -18,6 +18,8 @@ pub(super) struct Recorder {
 pub(super) enum Target {
     Kernel,
     Host,
+    /// The lines after a `FirstAssertError` (the probe's values, bound and line).
+    Exception,
 }
 
 /// Quotes `text`, cut to a window around `[from, to)` when it is long.
@@ -212,6 +214,7 @@ impl Scanner {
             let ctx = match t {
                 Target::Kernel => &mut self.rec.facts.kernel_context,
                 Target::Host => &mut self.rec.facts.host_context,
+                Target::Exception => &mut self.rec.facts.exception_context,
             };
             ctx.push((line, clip(display, 300).to_string()));
             *left -= 1;

@@ -137,6 +137,7 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
     let title = match r.verdict {
         Verdict::DeviceAssert => Msg::ShareTitleAssert,
         Verdict::OtherCudaError => Msg::ShareTitleOther,
+        Verdict::Confirmed => Msg::ShareTitleConfirmed,
         _ => Msg::ShareTitleClean,
     };
     let mut md = format!("## {}\n\n{}\n\n", title.text(l), prose(&r.headline));
@@ -210,7 +211,7 @@ fn first_assert(md: &mut String, l: Lang, fa: &FirstAssert) {
 fn cause(md: &mut String, l: Lang, c: &Cause) {
     let pct = (c.confidence * 100.0).round() as u64;
     let (head, lines) = match c.basis {
-        Basis::Stated => (Msg::ShareCauseStated, Msg::ShareEvidence),
+        Basis::Stated | Basis::Confirmed => (Msg::ShareCauseStated, Msg::ShareEvidence),
         Basis::Prior => (Msg::ShareCausePrior, Msg::ShareContext),
         _ => (Msg::ShareCause, Msg::ShareEvidence),
     };

@@ -1,0 +1,152 @@
+//! The loop closed: after the report's next step (restart, the probe cell first, rerun), the
+//! output ends in the probe's `FirstAssertError`, or in the CPU's own error for the same bug
+//! (`IndexError: Target 10 is out of bounds.`). Either shows the bad value for what it is: the
+//! verdict is `confirmed`, and the cause is the op's, at certainty.
+
+use super::*;
+use crate::probe::LABELS;
+
+/// The probe's ops (as it prints them) and the rule each confirms; a few ops' rule depends on
+/// the bound the probe printed (`REFINE`).
+const PROBE_OPS: &[(&[&str], &str)] = &[
+    (&["F.cross_entropy", "F.nll_loss"], "class-target-out-of-range"),
+    (&["F.embedding", "F.embedding_bag"], "embedding-index-out-of-range"),
+    (&["F.one_hot"], "one-hot-num-classes-too-small"),
+    (&["F.binary_cross_entropy"], "bce-input-out-of-range"),
+    (&["torch.multinomial"], "multinomial-invalid-probabilities"),
+    (&["torch.bernoulli"], "bernoulli-probability-out-of-range"),
+    (&["torch.repeat_interleave"], "repeat-interleave-negative-repeats"),
+    (&["index_add", "index_copy", "index_fill"], "index-add-out-of-range"),
+    (&["gather", "scatter", "scatter_add", "scatter_reduce"], "gather-scatter-index-out-of-range"),
+    (&["index_select", "tensor[index]", "torch.take"], "index-out-of-bounds"),
+];
+
+/// A bound the probe prints (in either language) that names another rule of the same op.
+const REFINE: &[(&str, &str)] = &[
+    ("offsets[0] == 0", "embedding-bag-bad-offsets"),
+    ("0 <= target <= 1", "bce-target-out-of-range"),
+    ("output_size ==", "repeat-interleave-output-size"),
+];
+
+/// The CPU's own errors for the bugs a GPU reports as a device-side assert, as PyTorch prints
+/// them (`tests/probe/test_probe.py` runs each op): a literal of the message, the rule, the
+/// bound it implies, and where the bad value stands in the message (`(before, after)`).
+const CPU: &[CpuError] = &[
+    ("is out of bounds.", "class-target-out-of-range", "0 <= target < n_classes", Some(("Target ", " is out"))),
+    ("index out of range in self", "embedding-index-out-of-range", "0 <= index < num_embeddings", None),
+    ("is out of bounds for dimension", "index-out-of-bounds", "", Some(("index ", " is out"))),
+    ("cur_target >= 0 && cur_target < n_classes", "class-target-out-of-range", "0 <= target < n_classes", None),
+    ("all elements of input should be between 0 and 1", "bce-input-out-of-range", "0 <= input <= 1", None),
+    ("all elements of target should be between 0 and 1", "bce-target-out-of-range", "0 <= target <= 1", None),
+    ("probability tensor contains either", "multinomial-invalid-probabilities", "0 <= p < inf", None),
+    ("invalid multinomial distribution", "multinomial-invalid-probabilities", "p.sum(-1) > 0", None),
+    ("Class values must be smaller than num_classes", "one-hot-num-classes-too-small", "value < num_classes", None),
+    ("Class values must be non-negative", "one-hot-num-classes-too-small", "value >= 0", None),
+    ("Expected p_in >= 0 && p_in <= 1", "bernoulli-probability-out-of-range", "0 <= p <= 1", None),
+    ("repeats can not be negative", "repeat-interleave-negative-repeats", "repeats >= 0", None),
+];
+
+/// A CPU error: a literal of its message, the rule, the bound, where the bad value stands.
+type CpuError = (&'static str, &'static str, &'static str, Option<(&'static str, &'static str)>);
+
+/// A confirmation and the rule it confirms.
+pub(super) struct Confirmed {
+    pub confirmation: Confirmation,
+    pub rule: usize,
+    /// Where the error line is.
+    pub at: Location,
+}
+
+/// The confirmation the output ends in, if it does.
+pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
+    let (name, msg, loc) = facts.last_exception.as_ref()?;
+    let text = format!("{name}: {msg}");
+    let (source, op, value, allowed, line, rule) = if name.ends_with("FirstAssertError") {
+        let op = msg.split_once(": ").map_or(msg.as_str(), |(op, _)| op).trim().to_string();
+        let lines: Vec<&str> = facts.exception_context.iter().map(|(_, t)| t.trim()).collect();
+        let field = |key: &str| lines.iter().find_map(|l| after_label(l, key));
+        let value = field("label_values").and_then(first_bad);
+        let allowed = field("label_allowed").map(str::to_string);
+        let (_, rule) = PROBE_OPS.iter().find(|(ops, _)| ops.contains(&op.as_str()))?;
+        let refined = REFINE.iter().find(|(k, _)| allowed.as_deref().is_some_and(|a| a.contains(k)));
+        let rule = refined.map_or(*rule, |(_, r)| r);
+        ("probe", op, value, allowed, field("label_line").map(str::to_string), rule)
+    } else {
+        // A message whose bad value stands at a known place counts only with it there.
+        let value_of = |at: Option<(&str, &str)>| {
+            let (a, b) = at?;
+            let (_, rest) = msg.split_once(a)?;
+            rest.split_once(b).map(|(v, _)| v).filter(|v| v.parse::<i64>().is_ok())
+        };
+        let &(_, rule, bound, at) = CPU.iter().find(|(k, _, _, at)| msg.contains(k) && (at.is_none() || value_of(*at).is_some()))?;
+        let value = value_of(at).map(str::to_string);
+        let tb = facts.tracebacks.iter().rev().find(|t| t.exception.as_ref().is_some_and(|e| e.2.order == loc.order));
+        let op = tb.and_then(|t| t.frames.last()).map(|f| f.func.clone()).unwrap_or_default();
+        let line = tb.and_then(|t| t.frames.iter().rev().find(|f| !is_library(&f.path))).and_then(|f| {
+            let code = f.code.as_ref().map_or("", |(c, _)| c.as_str());
+            f.line.map(|n| format!("{}:{n}  {}", f.path, code.trim()))
+        });
+        let allowed = Some(bound).filter(|b| !b.is_empty()).map(str::to_string).or_else(|| size_bound(msg));
+        ("cpu", op, value, allowed, line, rule)
+    };
+    let rule = ruleset().index(rule)?;
+    let confirmation = Confirmation { source: source.into(), op, value, allowed, line, text };
+    Some(Confirmed { confirmation, rule, at: loc.at })
+}
+
+/// The text after a label of the probe's (`values:`, `取值:`), in either language.
+fn after_label<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let (_, en, zh) = LABELS.iter().find(|(k, ..)| *k == key)?;
+    [en, zh].iter().find_map(|l| line.strip_prefix(*l)?.strip_prefix(':')).map(str::trim)
+}
+
+/// The first bad value of the probe's values line (`… first bad value 10 at position [2]`).
+fn first_bad(values: &str) -> Option<String> {
+    let label = |key: &str| LABELS.iter().find(|(k, ..)| *k == key).map(|(_, en, zh)| [*en, *zh]);
+    let rest = label("label_first_bad")?.iter().find_map(|l| values.split_once(l).map(|(_, r)| r))?.trim_start();
+    let end = label("label_at")?.iter().filter_map(|l| rest.find(&format!(" {l} "))).min().unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string()).filter(|v| !v.is_empty())
+}
+
+/// `… for dimension D with size S`: the bound of an index on the CPU.
+fn size_bound(msg: &str) -> Option<String> {
+    let (_, rest) = msg.split_once("for dimension ")?;
+    let (dim, size) = rest.split_once(" with size ")?;
+    let size = size.trim_end_matches('.');
+    Some(format!("-{size} <= index < {size} (dim {dim})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_probes_labels_are_read_in_both_languages() {
+        assert_eq!(after_label("allowed: 0 <= target < 10", "label_allowed"), Some("0 <= target < 10"));
+        assert_eq!(after_label("允许: 0 <= target < 10", "label_allowed"), Some("0 <= target < 10"));
+        assert_eq!(after_label("allowing: x", "label_allowed"), None);
+        let en = "min 1, max 10; 1 of 4 bad; first bad value 10 at position [2]";
+        assert_eq!(first_bad(en).as_deref(), Some("10"));
+        let zh = "min 1, max 10; 4 个中有 1 个错误; 第一个错误值 -1 位置 [0, 3]";
+        assert_eq!(first_bad(zh).as_deref(), Some("-1"));
+        assert_eq!(size_bound("index 9 is out of bounds for dimension 0 with size 5").as_deref(), Some("-5 <= index < 5 (dim 0)"));
+    }
+
+    #[test]
+    fn every_op_and_rule_named_exists() {
+        let rules = PROBE_OPS.iter().map(|(_, r)| *r).chain(REFINE.iter().map(|(_, r)| *r));
+        for r in rules {
+            assert!(ruleset().index(r).is_some(), "{r}");
+        }
+        for (_, r, ..) in CPU {
+            assert!(ruleset().index(r).is_some(), "{r}");
+        }
+        // Every op the probe checks has a rule here.
+        for (_, ops) in crate::probe::GROUPS {
+            for op in ops.split(", ") {
+                let printed = if op == "take" { "torch.take" } else { op };
+                assert!(PROBE_OPS.iter().any(|(o, _)| o.contains(&printed)), "the probe's op {op}");
+            }
+        }
+    }
+}
