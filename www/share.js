@@ -99,7 +99,7 @@ export class Sharer {
 
   body(r, seen) {
     this.zh = r.lang === "zh";
-    const title = { device_assert: "share_title_assert", other_cuda_error: "share_title_other" }[r.verdict] ?? "share_title_clean";
+    const title = { device_assert: "share_title_assert", other_cuda_error: "share_title_other", confirmed: "share_title_confirmed" }[r.verdict] ?? "share_title_clean";
     let md = `## ${this.t(title)}\n\n${prose(r.headline)}\n\n`;
     if (r.first_assert) md += this.firstAssert(r.first_assert);
     const c = r.cause && r.cause.rule !== "no-evidence" ? r.cause : null;
@@ -151,7 +151,7 @@ export class Sharer {
 
   cause(c) {
     const pct = Math.round(c.confidence * 100);
-    const head = { stated: "share_cause_stated", prior: "share_cause_prior" }[c.basis] ?? "share_cause";
+    const head = { stated: "share_cause_stated", confirmed: "share_cause_stated", prior: "share_cause_prior" }[c.basis] ?? "share_cause";
     let md = `**${this.t(head)}** · ${this.t(`view_category_${c.category}`)} · ${this.t("view_sure", { pct })}\n\n${prose(c.summary)}\n\n`;
     if (c.evidence?.length) {
       md += `${this.item(this.t(c.basis === "prior" ? "share_context" : "share_evidence"), "").trimEnd()}\n\n`;
@@ -335,7 +335,7 @@ export async function unpack(hash) {
   return { report: payload.report, seen, cut: Number.isInteger(payload.cut) ? payload.cut : 0 };
 }
 
-const VERDICTS = ["device_assert", "other_cuda_error", "clean", "unreadable"];
+const VERDICTS = ["device_assert", "other_cuda_error", "clean", "unreadable", "confirmed"];
 const isStr = (v) => typeof v === "string";
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 const optStr = (v) => v == null || isStr(v);

@@ -450,3 +450,35 @@ test("the card says how sure in words: Most likely (the prior alone, with its no
     await ctx.close();
   }
 });
+
+test("the probe's error pasted back is the confirmed cause: the card says so with the bad value, the bound and the line, and the steps that led here are ticked", { timeout: 60_000 }, async () => {
+  for (const [lang, name, word] of [["en", "probe-caught-label.log", "Confirmed"], ["zh", "probe-caught-label-zh.log", "已确认"]]) {
+    const file = path.join(ROOT, "tests/cases", name);
+    const want = cliReport(file, lang);
+    assert.equal(want.verdict, "confirmed", name);
+    const { ctx, page, log } = await context("laptop", lang);
+    await page.setInputFiles("[data-testid=file-input]", file);
+    await showing(page, want.headline);
+    const got = await page.evaluate(() => {
+      const t = document.querySelector("[data-testid=answer-title]");
+      const dl = document.querySelector("[data-testid=confirmation]");
+      const ticked = [...document.querySelectorAll("input[data-action=step]")].filter((c) => c.checked).map((c) => c.dataset.step);
+      return {
+        verdict: document.querySelector("[data-verdict]")?.dataset.verdict,
+        word: t.querySelector(".fa-basis")?.textContent ?? null,
+        codes: dl ? [...dl.querySelectorAll("code")].map((c) => c.textContent) : null,
+        source: dl?.dataset.source,
+        ticked,
+      };
+    });
+    assert.equal(got.verdict, "confirmed", name);
+    assert.ok(got.word?.startsWith(word), `${name}: ${got.word}`);
+    const c = want.confirmation;
+    assert.deepEqual(got.codes, [c.value, c.allowed, c.line], name);
+    assert.equal(got.source, "probe", name);
+    assert.deepEqual(got.ticked, ["restart", "launch_blocking", "probe", "rerun"], name);
+    await page.locator("[data-testid=answer]").screenshot({ path: path.join(artifactsDir(), `answer-confirmed-${lang}.png`) });
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});

@@ -8,11 +8,13 @@ interpreter (the warnings, turning it off, each cause's probe) run in subprocess
 import ast
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import tomllib
+import traceback
 import unittest
 from pathlib import Path
 
@@ -330,6 +332,105 @@ class Causes(unittest.TestCase):
 
     def test_every_group_has_a_trip_and_the_probe_knows_every_group(self):
         self.assertEqual(set(TRIP), set(NS["_GROUPS"]))
+
+
+# The closed loop: the probe's error, and PyTorch's own on the CPU, read back by the engine.
+# The category each op's bad input belongs to (what the op checks, not what the engine says).
+CATEGORY = {
+    "F.cross_entropy": "invalid_label", "F.nll_loss": "invalid_label", "F.one_hot": "invalid_label",
+    "F.embedding": "index_out_of_bounds", "index_select": "index_out_of_bounds", "gather": "index_out_of_bounds",
+    "scatter": "index_out_of_bounds", "scatter_add": "index_out_of_bounds", "scatter_reduce": "index_out_of_bounds",
+    "index_add": "index_out_of_bounds", "index_copy": "index_out_of_bounds", "index_fill": "index_out_of_bounds",
+    "torch.take": "index_out_of_bounds", "tensor[index]": "index_out_of_bounds",
+    "F.binary_cross_entropy": "invalid_value", "torch.multinomial": "invalid_value", "torch.bernoulli": "invalid_value",
+}
+
+
+def report(text, lang="en"):
+    """The CLI's JSON report on `text` (as a pasted output), and its exit status."""
+    done = subprocess.run([BIN, "--json", "--lang", lang, "-"], input=text.encode(), capture_output=True)
+    return json.loads(done.stdout), done.returncode
+
+
+def printed(e):
+    """The traceback Python prints for `e`, as a user would paste it."""
+    return "".join(traceback.format_exception(e))
+
+
+def category_of(op, allowed):
+    if op == "F.embedding_bag":
+        return "invalid_value" if "offsets" in allowed else "index_out_of_bounds"
+    if op == "torch.repeat_interleave":
+        return "shape_mismatch" if "output_size" in allowed else "invalid_value"
+    return CATEGORY[op]
+
+
+class Confirm(unittest.TestCase):
+    def test_the_probes_error_for_every_op_is_the_confirmed_cause_with_value_bound_and_line(self):
+        for name, bad, _good, says in CASES:
+            with self.subTest(name=name):
+                with self.assertRaises(FirstAssertError) as caught:
+                    probed(bad)
+                text = printed(caught.exception)
+                r, code = report("first-assert probe on: the inputs are checked.\n" + text)
+                self.assertEqual((r["verdict"], code), ("confirmed", 1), r["headline"])
+                c = r["confirmation"]
+                self.assertEqual(c["source"], "probe")
+                self.assertEqual(c["op"], says[0] if says[0] in CATEGORY or says[0].startswith(("F.", "torch.")) else c["op"])
+                self.assertEqual(r["cause"]["category"], category_of(c["op"], c["allowed"] or ""), c)
+                self.assertEqual((r["cause"]["basis"], r["cause"]["confidence"]), ("confirmed", 1.0))
+                # The value and the bound, as the probe printed them.
+                self.assertIn("  allowed: " + c["allowed"], text)
+                self.assertIn(c["value"], text)
+                self.assertTrue(c["line"].startswith(__file__), c["line"])
+                self.assertIn(c["value"], r["headline"])
+                self.assertTrue(r["headline"].startswith("Confirmed by the probe: "), r["headline"])
+                done = {s["id"]: s["done"] for s in r["checklist"]}
+                self.assertEqual(done, {"restart": True, "launch_blocking": True, "probe": True, "rerun": True,
+                                        "fix": False, "restart_again": False, "remove_probe": False})
+
+    def test_the_chinese_probes_error_is_read_too(self):
+        code = probe_code(LABEL_LOG, "zh")
+        for group, trip in TRIP.items():
+            with self.subTest(group=group):
+                out, err = run_python(code, trip)
+                r, status = report(err, "zh")
+                self.assertEqual((r["verdict"], status), ("confirmed", 1), err)
+                c = r["confirmation"]
+                self.assertIn("允许: " + c["allowed"], err)
+                self.assertIn(c["value"], err)
+                self.assertTrue(r["headline"].startswith("探测已确认："), r["headline"])
+
+    def test_pytorchs_own_cpu_errors_are_confirmations_of_the_same_cause(self):
+        # Every guarded op's bad call, run bare on the CPU: PyTorch's message, read back.
+        seen = set()
+        for name, bad, _good, says in CASES:
+            _, e = plain(bad)
+            if e is None:
+                continue
+            with self.subTest(name=name, error=str(e)[:80]):
+                r, code = report(printed(e))
+                if r["verdict"] != "confirmed":
+                    continue
+                seen.add(str(e).split(" is out")[0].split(" 1")[0][:30])
+                self.assertEqual(code, 1)
+                self.assertEqual(r["confirmation"]["source"], "cpu")
+                # The op, as the probe names it for the same call.
+                try:
+                    probed(bad)
+                except FirstAssertError as p:
+                    op = str(p).split(":", 1)[0]
+                    allowed = next(line for line in str(p).splitlines() if line.startswith("  allowed: "))
+                want = category_of(op, allowed)
+                self.assertEqual(r["cause"]["category"], want, r["headline"])
+                self.assertTrue(r["headline"].startswith("Confirmed on the CPU"), r["headline"])
+                value = r["confirmation"]["value"]
+                if value is not None:
+                    self.assertIn(value, str(e))
+        # The CPU's forms the issue names, each met at least once.
+        for form in ["Target", "index out of range in self", "index", "Class values must", "all elements of input",
+                     "all elements of target", "probability tensor contains", "invalid multinomial distribution"]:
+            self.assertTrue(any(s.startswith(form[:30]) for s in seen), (form, sorted(seen)))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ export const cardView = {
     title.setAttribute("data-testid", "answer-title");
     if (c) {
       // How sure, in words: "Most likely" (the prior alone), "Likely" (evidence), a stated cause bare.
-      const word = { prior: "view_basis_prior", evidence: "view_basis_evidence" }[c.basis];
+      const word = { prior: "view_basis_prior", evidence: "view_basis_evidence", confirmed: "view_basis_confirmed" }[c.basis];
       if (word) {
         const b = text("span", "fa-basis", this.label(word, ""));
         b.setAttribute("data-basis", c.basis);
@@ -47,6 +47,7 @@ export const cardView = {
     if (c?.basis === "prior") card.append(text("p", "fa-basis-note", this.t("view_basis_prior_note")));
     else if (r.verdict === "other_cuda_error" && r.other_errors?.[0]) card.append(text("p", "fa-summary", r.other_errors[0].explanation));
     if (r.first_assert) this.firstAssert(card, r.first_assert);
+    if (r.confirmation) card.append(this.confirmed(r.confirmation));
     const code = r.raised_at?.user_frame?.code;
     if (code != null && r.stack) {
       const b = el("p", "fa-blamed");
@@ -60,6 +61,19 @@ export const cardView = {
     this.next(card, r);
     if (this.shareFn) card.append(this.shareBar());
     this.root.append(card);
+  },
+
+  /** The probe's (or the CPU's) error, read back: the bad value, the bound, the user's line. */
+  confirmed(c) {
+    const dl = el("dl", "fa-confirmation");
+    dl.setAttribute("data-testid", "confirmation");
+    dl.setAttribute("data-source", c.source);
+    for (const [key, value] of [["view_confirmed_value", c.value], ["view_confirmed_allowed", c.allowed], ["view_confirmed_line", c.line]]) {
+      if (value == null) continue;
+      dl.append(text("dt", "", this.t(key)), el("dd"));
+      dl.lastChild.append(text("code", "", value));
+    }
+    return dl;
   },
 
   /** What was read: lines, cells, CUDA errors (a clean verdict says what it stands on). */
