@@ -433,5 +433,77 @@ class Confirm(unittest.TestCase):
             self.assertTrue(any(s.startswith(form[:30]) for s in seen), (form, sorted(seen)))
 
 
+# A kernel record as the CUDA runtime writes it to fd 2 (our own line).
+RECORD = ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: "
+          "block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.\n")
+
+# A cell that writes the record to fd 2 from C (libc's write) and from a thread, then gives the
+# probe's reader a moment, and says what fd 2 is.
+WRITE_CELL = """
+import ctypes, os, threading, time
+line = %r.encode()
+ctypes.CDLL(None).write(2, line, len(line))
+t = threading.Thread(target=lambda: os.write(2, line.replace(b"thread: [3,0,0]", b"thread: [4,0,0]")))
+t.start(); t.join()
+time.sleep(0.5)
+print(os.fstat(2).st_ino, [th.name for th in threading.enumerate() if th.name == "first-assert-fd2"])
+""" % RECORD
+
+
+class Kernel(unittest.TestCase):
+    """The probe in a real ipykernel, started as Colab's runs (capture_fd_output=False) and as
+    stock Jupyter's (capturing fd 2), driven through jupyter_client."""
+
+    def kernel(self, capture):
+        from jupyter_client.manager import start_new_kernel
+
+        args = [] if capture else ["--IPKernelApp.capture_fd_output=False"]
+        # The kernel process's own fd 2 (Colab's runtime log) is not this test's output.
+        km, kc = start_new_kernel(kernel_name="python3", extra_arguments=args, stderr=subprocess.DEVNULL)
+        self.addCleanup(km.shutdown_kernel, now=True)
+        self.addCleanup(kc.stop_channels)
+        return kc
+
+    def run_cell(self, kc, code):
+        msg_id = kc.execute(code)
+        out = {"stdout": "", "stderr": ""}
+        while True:
+            msg = kc.get_iopub_msg(timeout=120)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                out[content["name"]] += content["text"]
+            elif kind == "error":
+                self.fail("\n".join(content["traceback"]))
+            elif kind == "status" and content["execution_state"] == "idle":
+                return out
+
+    def test_where_the_kernel_drops_fd_2_the_probe_brings_the_kernels_lines_into_the_cell(self):
+        kc = self.kernel(capture=False)
+        before = self.run_cell(kc, "import os; print(os.fstat(2).st_ino)")["stdout"].split()[0]
+        self.assertNotIn("Assertion", self.run_cell(kc, WRITE_CELL)["stderr"], "Colab's kernel drops fd 2")
+        self.run_cell(kc, probe_code(LABEL_LOG))
+        on = self.run_cell(kc, WRITE_CELL)
+        self.assertIn(RECORD, on["stderr"])
+        self.assertIn(RECORD.replace("[3,0,0]", "[4,0,0]"), on["stderr"])
+        self.assertIn("['first-assert-fd2']", on["stdout"])
+        # The cell's output, read by the engine: the kernel's own line, the exact op.
+        r, code = report(on["stderr"] + "RuntimeError: CUDA error: device-side assert triggered\n")
+        self.assertEqual((r["verdict"], r["first_assert"]["kind"], r["cause"]["basis"]), ("device_assert", "kernel_assert", "stated"))
+        self.run_cell(kc, "first_assert_probe.off()")
+        off = self.run_cell(kc, WRITE_CELL)
+        self.assertNotIn("Assertion", off["stderr"])
+        self.assertEqual(off["stdout"].split()[0], before, "fd 2 is the original again")
+        self.assertIn("[]", off["stdout"], "the reader thread ended")
+
+    def test_where_the_kernel_shows_fd_2_the_probe_leaves_it_alone(self):
+        kc = self.kernel(capture=True)
+        self.run_cell(kc, probe_code(LABEL_LOG))
+        out = self.run_cell(kc, WRITE_CELL)
+        self.assertIn("[]", out["stdout"], "no reader of the probe's")
+        self.assertIn(RECORD, out["stderr"], "the kernel's own capture shows it")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
