@@ -125,7 +125,9 @@ fn gist(r: &Report) -> String {
         format!("{} {:?} {:?} {user:?}", s.trustworthy, s.launch_blocking, s.innocent_op)
     });
     let sites = r.kernel_sites.iter().map(|s| s.count).collect::<Vec<_>>();
-    format!("{:?} {first:?} {cause:?} echoes {} {stack:?} sites {sites:?}", r.verdict, r.echo_count)
+    // The probe's error read back: its value, bound and line, whatever prefixes the lines.
+    let confirmed = r.confirmation.as_ref().map(|c| (&c.op, &c.value, &c.allowed, &c.line));
+    format!("{:?} {first:?} {cause:?} echoes {} {stack:?} sites {sites:?} {confirmed:?}", r.verdict, r.echo_count)
 }
 
 fn analyze(text: &str) -> Report {

@@ -63,7 +63,9 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
     let text = format!("{name}: {msg}");
     let (source, op, value, allowed, line, rule) = if name.ends_with("FirstAssertError") {
         let op = msg.split_once(": ").map_or(msg.as_str(), |(op, _)| op).trim().to_string();
-        let lines: Vec<&str> = facts.exception_context.iter().map(|(_, t)| t.trim()).collect();
+        // As printed (an HTML copy's entities decoded, as the scanner reads every line).
+        let lines: Vec<String> =
+            facts.exception_context.iter().map(|(_, t)| crate::scan::normalize::decode_entities(t.trim())).collect();
         let field = |key: &str| lines.iter().find_map(|l| after_label(l, key));
         let value = field("label_values").and_then(first_bad);
         let allowed = field("label_allowed").map(str::to_string);
@@ -94,10 +96,16 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
     Some(Confirmed { confirmation, rule, at: loc.at })
 }
 
-/// The text after a label of the probe's (`values:`, `取值:`), in either language.
+/// The text after a label of the probe's (`values:`, `取值:`), in either language, wherever the
+/// line starts (a launcher's prefix, a Markdown quote).
 fn after_label<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let (_, en, zh) = LABELS.iter().find(|(k, ..)| *k == key)?;
-    [en, zh].iter().find_map(|l| line.strip_prefix(*l)?.strip_prefix(':')).map(str::trim)
+    [en, zh].iter().find_map(|l| {
+        let at = line.find(&format!("{l}:"))?;
+        // A label starts the line's text: after it, the prefix's last character is no letter.
+        let before = line[..at].chars().next_back();
+        before.is_none_or(|c| !c.is_alphanumeric()).then(|| line[at + l.len() + 1..].trim())
+    })
 }
 
 /// The first bad value of the probe's values line (`… first bad value 10 at position [2]`).
@@ -125,6 +133,9 @@ mod tests {
         assert_eq!(after_label("allowed: 0 <= target < 10", "label_allowed"), Some("0 <= target < 10"));
         assert_eq!(after_label("允许: 0 <= target < 10", "label_allowed"), Some("0 <= target < 10"));
         assert_eq!(after_label("allowing: x", "label_allowed"), None);
+        assert_eq!(after_label("[rank0]:   allowed: 0 <= p <= 1", "label_allowed"), Some("0 <= p <= 1"));
+        assert_eq!(after_label("> 允许: 0 <= p <= 1", "label_allowed"), Some("0 <= p <= 1"));
+        assert_eq!(after_label("  disallowed: x", "label_allowed"), None);
         let en = "min 1, max 10; 1 of 4 bad; first bad value 10 at position [2]";
         assert_eq!(first_bad(en).as_deref(), Some("10"));
         let zh = "min 1, max 10; 4 个中有 1 个错误; 第一个错误值 -1 位置 [0, 3]";
