@@ -287,9 +287,12 @@ fn bound_numbers(s: &str) -> String {
     while let Some(open) = rest.find('(') {
         let Some(close) = rest[open..].find(')').map(|c| open + c) else { break };
         let inner = &rest[open + 1..close];
-        let name_start =
-            rest[..open].trim_end().rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-        let named = name_start < rest[..open].trim_end().len();
+        let head = rest[..open].trim_end();
+        // Where the name before `(` starts: after the last character that is no part of one
+        // (which may be several bytes long: a fuzzer found `ind_dim_s羫e(32000)`).
+        let not_name = |(_, c): &(usize, char)| !(c.is_ascii_alphanumeric() || *c == '_');
+        let name_start = head.char_indices().rev().find(not_name).map_or(0, |(i, c)| i + c.len_utf8());
+        let named = name_start < head.len();
         if named && !inner.is_empty() && inner.trim().chars().all(|c| c.is_ascii_digit() || c == '-') {
             out.push_str(&rest[..name_start]);
             out.push_str(inner.trim());
@@ -408,6 +411,14 @@ mod tests {
     /// Records judged by their context (no "treat it as the error").
     fn parse(norm: &str, translated: bool) -> Vec<Parsed> {
         super::parse(norm, translated, Judge::default())
+    }
+
+    #[test]
+    fn a_bound_keeps_its_numbers_whatever_stands_before_the_name() {
+        assert_eq!(bound_numbers("0 <= index < ind_dim_size(50257)"), "0 <= index < 50257");
+        // A name broken by a character of several bytes: no panic, the number still read.
+        assert_eq!(bound_numbers("0 <= index < ind_dim_s羫e(32000)"), "0 <= index < ind_dim_s羫32000");
+        assert_eq!(bound_numbers("é(7)"), "é(7)");
     }
 
     #[test]
