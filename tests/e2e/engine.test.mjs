@@ -41,7 +41,7 @@ function native(file, lang) {
 // smaller): the engine at most 162 KB gzipped, and what a first visit downloads for one
 // language (the page, its scripts and style, the engine, one catalogue) at most 214 KB. (150
 // and 200 until 2026-12-03; reading mentions as no error took a first visit to 201, then the
-// likeliest cause, whose clues are 36 patterns with their needles and rates, took the engine
+// likeliest cause, whose 26 clues are 34 patterns with their needles and rates, took the engine
 // to 157 and a first visit to 208, and reading the probe's and the CPU's errors back as the
 // confirmed cause to 161 and 212.)
 // tests/e2e/bench.mjs prints both with their headroom.
