@@ -238,6 +238,14 @@ fn main() {
         labels.push_str(&format!("({}, {}, {}), ", lit(k), lit(m.en.trim()), lit(m.zh.trim())));
     }
     labels.push_str("];\n");
+    // The banner the probe prints when it turns on, up to its colon: it marks a probed run.
+    let on = probe_texts.get("on").unwrap_or_else(|| fail("probe/texts.toml: no `on` text".into()));
+    let head = |t: &str| t.trim().split([':', '：']).next().unwrap_or("").to_string();
+    labels.push_str(&format!(
+        "/// The probe's banner when it turns on, up to its colon: English, Chinese.\npub const BANNER: [&str; 2] = [{}, {}];\n",
+        lit(&head(&on.en)),
+        lit(&head(&on.zh))
+    ));
     let groups_rs = groups_rs + &labels;
     std::fs::write(out.join("probe_groups.rs"), groups_rs).expect("write probe_groups.rs");
     std::fs::write(out.join("messages.rs"), compile_messages(Path::new("i18n/messages.toml"), &table))

@@ -381,8 +381,10 @@ pub struct Facts {
     pub host_context: Vec<(u64, String)>,
     /// The last Python exception line that is not a CUDA error (for clean inputs).
     pub last_exception: Option<(String, String, Loc)>,
-    /// The lines after the last exception when it is the probe cell's `FirstAssertError`
-    /// (its values, bound and line: at most [`EXCEPTION_LINES`]).
+    /// The last `FirstAssertError` of the probe cell (kept when later cells raise other
+    /// errors), and the lines after it (its values, bound and line: at most
+    /// [`EXCEPTION_LINES`]).
+    pub probe_error: Option<(String, String, Loc)>,
     pub exception_context: Vec<(u64, String)>,
     pub stats: Stats,
     /// Steps from one timed line to the next that went back and forward in time.
@@ -410,6 +412,10 @@ pub struct InputContext {
     /// Cells (their notebook index) with an output the page could not read: it sits in a frame
     /// the reader cannot reach, or the cell was virtualised out of the page.
     pub unreadable: Vec<u32>,
+    /// After a rerun with the probe: the probe's cell and execution count, and the cells whose
+    /// outputs are from before the restart (not read).
+    pub probe_cell: Option<(u32, i64)>,
+    pub superseded: Vec<u32>,
 }
 
 impl Facts {
@@ -448,7 +454,7 @@ impl Facts {
         self.messages.iter_mut().for_each(|m| flip(&mut m.loc));
         self.async_notes.iter_mut().for_each(flip);
         self.launch_blocking.iter_mut().for_each(|m| flip(&mut m.loc));
-        if let Some((_, _, l)) = &mut self.last_exception {
+        for (_, _, l) in self.last_exception.iter_mut().chain(&mut self.probe_error) {
             flip(l);
         }
         self.kernel_context.clear();

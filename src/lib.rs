@@ -80,6 +80,7 @@ mod diagnose;
 mod order;
 mod pipeline;
 pub mod probe;
+mod rerun;
 
 pub use input::{Cell, InputError, Notebook, Output};
 pub use pipeline::{

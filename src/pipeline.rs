@@ -8,7 +8,7 @@ use crate::input::{self, Cell, InputError, Notebook, Sniff};
 use crate::lang::Lang;
 use crate::report::Report;
 use crate::scan::Scanner;
-use crate::{checks, diagnose, order, runtime_log};
+use crate::{checks, diagnose, order, rerun, runtime_log};
 
 /// How to analyse.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -376,11 +376,15 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     // that did, in page order.
     let mut run_order: Vec<&Cell> = nb.cells.iter().collect();
     order::sort_by_key(&mut run_order, |c| (order::ordered(c.execution_count.unwrap_or(i64::MAX)), u64::from(c.index)));
+    // After a rerun with the probe, outputs from before the restart are not this run's.
+    let rerun = rerun::read(&nb.cells);
+    let read = |c: &Cell| !rerun.superseded.contains(&c.index);
     // A runtime log goes where its kernel lines were printed: while the first cell that
     // reports a device-side assert ran (else after the last cell).
     let mut log = log_rows(opts);
-    let failing =
-        log.as_ref().and_then(|_| run_order.iter().position(|c| c.outputs.iter().any(|o| reports_assert(&o.text))));
+    let failing = log
+        .as_ref()
+        .and_then(|_| run_order.iter().position(|c| read(c) && c.outputs.iter().any(|o| reports_assert(&o.text))));
     for (run, c) in run_order.iter().enumerate() {
         if failing == Some(run) {
             if let Some((info, rows)) = log.take() {
@@ -395,7 +399,7 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
                 source: c.source.clone(),
             });
         }
-        if c.cell_type == "markdown" || c.cell_type == "raw" {
+        if c.cell_type == "markdown" || c.cell_type == "raw" || !read(c) {
             continue;
         }
         s.begin_cell(c.index, c.execution_count);
@@ -412,6 +416,7 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
         }
     }
     ctx.unreadable = unreadable;
+    (ctx.probe_cell, ctx.superseded) = (rerun.probe, rerun.superseded);
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
@@ -422,7 +427,5 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
 /// Whether an output reports a device-side assert in one of the host's usual words (a cheap
 /// look, to place a runtime log; the scan decides).
 fn reports_assert(text: &str) -> bool {
-    ["device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"]
-        .iter()
-        .any(|k| text.contains(k))
+    rerun::ASSERT_WORDS.iter().any(|k| text.contains(k))
 }

@@ -172,6 +172,9 @@ pub struct InputSummary {
     pub runtime_log: Option<RuntimeLogSummary>,
     /// The cells (notebook index) with an output the page could not read.
     pub unreadable_cells: Vec<u32>,
+    /// The cells (notebook index) whose outputs are from before the restart of a run with the
+    /// probe: not read.
+    pub superseded_cells: Vec<u32>,
 }
 
 /// The runtime log read beside the input (Colab's Runtime > View runtime logs).

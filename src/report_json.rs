@@ -299,7 +299,7 @@ fields!(Report {
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
-fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells });
+fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });

@@ -21,6 +21,8 @@ pub struct Target {
 pub enum Mark {
     /// Nothing special.
     None,
+    /// A cell whose errors are from before the probed run (not read).
+    Superseded,
     /// A line quoted as evidence for the cause.
     Evidence,
     /// A CUDA error that is not an assert.
@@ -36,6 +38,7 @@ impl Mark {
     pub fn class(self) -> &'static str {
         match self {
             Mark::None => "none",
+            Mark::Superseded => "superseded",
             Mark::Evidence => "evidence",
             Mark::Other => "other",
             Mark::Echo => "echo",
@@ -239,11 +242,11 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
         title: Msg::MapLog.text(lang).to_string(),
     });
     let mut entries: Vec<MapEntry> = log.into_iter().collect();
-    entries.extend(input_map(&marks, source, lang));
+    entries.extend(input_map(&marks, source, &report.input.superseded_cells, lang));
     entries
 }
 
-fn input_map(marks: &[(Target, Mark)], source: &Source, lang: Lang) -> Vec<MapEntry> {
+fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang: Lang) -> Vec<MapEntry> {
     match source {
         Source::Text { .. } => {
             let total = source.line_count(None).max(1);
@@ -280,7 +283,7 @@ fn input_map(marks: &[(Target, Mark)], source: &Source, lang: Lang) -> Vec<MapEn
                     target: best.map(|(t, _)| *t).or_else(|| {
                         (!c.outputs.is_empty()).then_some(Target { cell: Some(c.index), line: 1, log: false })
                     }),
-                    mark: best.map_or(Mark::None, |(_, m)| *m),
+                    mark: best.map_or(if superseded.contains(&c.index) { Mark::Superseded } else { Mark::None }, |(_, m)| *m),
                     title: Msg::MapCell.fill(lang, &[("pos", &(u64::from(c.index) + 1)), ("label", &label)]),
                     label,
                 }
@@ -309,7 +312,8 @@ pub fn marks(report: &Report) -> Vec<(Target, Mark)> {
     }
     if let Some(c) = &report.cause {
         for e in &c.evidence {
-            v.push((t(&e.at), Mark::Evidence));
+            // The probe's (or the CPU's) error is where the run stopped: the first.
+            v.push((t(&e.at), if e.scope == "confirmation" { Mark::First } else { Mark::Evidence }));
         }
     }
     v
@@ -388,7 +392,9 @@ fn thread_of(s: &str) -> Option<u32> {
 
 /// Where the page opens its window first: the first assert, else the first other error.
 pub fn initial_target(report: &Report) -> Option<Target> {
-    let at = report.first_assert.as_ref().map(|f| f.at).or_else(|| report.other_errors.first().map(|o| o.at))?;
+    let caught = || report.confirmation.as_ref().and(report.cause.as_ref()?.evidence.first()).map(|e| e.at);
+    let first = report.first_assert.as_ref().map(|f| f.at);
+    let at = first.or_else(|| report.other_errors.first().map(|o| o.at)).or_else(caught)?;
     Some(Target { cell: at.cell, line: at.line, log: at.runtime_log })
 }
 

@@ -54,7 +54,7 @@ export interface Report {
   tool: { name: string; version: string };
   lang: "en" | "zh";
   input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number;
-    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[] };
+    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[]; superseded_cells: number[] };
   verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable" | "confirmed";
   confirmation: null | { source: "probe" | "cpu"; op: string; value: string | null; allowed: string | null; line: string | null; text: string };
   headline: string;
@@ -85,7 +85,7 @@ export interface Report {
 export interface MapEntry {
   label: string;
   title: string;
-  mark: "none" | "evidence" | "other" | "echo" | "first";
+  mark: "none" | "superseded" | "evidence" | "other" | "echo" | "first";
   cell: number | null;
   line: number | null;
   /** The entry is the runtime log read beside the input. */

@@ -53,6 +53,12 @@ fn check(r: &Report, want: &Value) -> Vec<String> {
             "cells" => eq(&mut diffs, k, &got["input"]["cells"], w),
             "lines" => eq(&mut diffs, k, &got["input"]["lines"], w),
             "lossy_utf8" => eq(&mut diffs, k, &got["input"]["lossy_utf8"], w),
+            "superseded" => eq(&mut diffs, k, &got["input"]["superseded_cells"], w),
+            "confirmation" => {
+                for (ck, cw) in w.as_object().unwrap() {
+                    eq(&mut diffs, &format!("confirmation.{ck}"), &got["confirmation"][ck.as_str()], cw);
+                }
+            }
             "nul_bytes" => eq(&mut diffs, k, &got["input"]["nul_bytes"], w),
             "verdict" | "echo_count" => eq(&mut diffs, k, &got[k.as_str()], w),
             "sites" => eq(&mut diffs, k, &Value::from(r.kernel_sites.len()), w),

@@ -42,6 +42,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("probe", 5),
     // 6: from an input to a report.
     ("pipeline", 6),
+    ("rerun", 6),
     // 7: what a report becomes.
     ("render", 7),
     ("share", 7),

@@ -30,7 +30,8 @@ const REFINE: &[(&str, &str)] = &[
 
 /// The CPU's own errors for the bugs a GPU reports as a device-side assert, as PyTorch prints
 /// them (`tests/probe/test_probe.py` runs each op): a literal of the message, the rule, the
-/// bound it implies, and where the bad value stands in the message (`(before, after)`).
+/// bound it implies, and where the bad value stands in the message (`(before, after)`; an
+/// empty `after`: to the end).
 const CPU: &[CpuError] = &[
     ("is out of bounds.", "class-target-out-of-range", "0 <= target < n_classes", Some(("Target ", " is out"))),
     ("index out of range in self", "embedding-index-out-of-range", "0 <= index < num_embeddings", None),
@@ -44,6 +45,13 @@ const CPU: &[CpuError] = &[
     ("Class values must be non-negative", "one-hot-num-classes-too-small", "value >= 0", None),
     ("Expected p_in >= 0 && p_in <= 1", "bernoulli-probability-out-of-range", "0 <= p <= 1", None),
     ("repeats can not be negative", "repeat-interleave-negative-repeats", "repeats >= 0", None),
+    ("offsets[0] has to be 0", "embedding-bag-bad-offsets", "offsets[0] == 0", Some(("However, got ", ""))),
+    ("Expected i < index_size", "embedding-bag-bad-offsets", "offsets[i] <= offsets[i+1]", None),
+    ("can not be greater than input's length", "embedding-bag-bad-offsets", "offsets[-1] <= input.numel()", Some(("offsets[-1] of ", ""))),
+    ("which is not in the valid range", "embedding-index-out-of-range", "", Some(("takes value ", " which"))),
+    ("INDICES element is out of DATA bounds", "index-out-of-bounds", "0 <= index < axis_dim", Some(("id=", " axis"))),
+    ("out of range: tried to access index", "index-out-of-bounds", "-numel <= index < numel", Some(("access index ", " on a"))),
+    ("allocated size does not match required size", "repeat-interleave-output-size", "output_size == repeats.sum()", None),
 ];
 
 /// A CPU error: a literal of its message, the rule, the bound, where the bad value stands.
@@ -57,9 +65,10 @@ pub(super) struct Confirmed {
     pub at: Location,
 }
 
-/// The confirmation the output ends in, if it does.
+/// The confirmation: the probe's last error wherever it stands (a notebook's later cells may
+/// raise other errors), else the CPU's error the output ends in.
 pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
-    let (name, msg, loc) = facts.last_exception.as_ref()?;
+    let (name, msg, loc) = facts.probe_error.as_ref().or(facts.last_exception.as_ref())?;
     let text = format!("{name}: {msg}");
     let (source, op, value, allowed, line, rule) = if name.ends_with("FirstAssertError") {
         let op = msg.split_once(": ").map_or(msg.as_str(), |(op, _)| op).trim().to_string();
@@ -78,7 +87,8 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
         let value_of = |at: Option<(&str, &str)>| {
             let (a, b) = at?;
             let (_, rest) = msg.split_once(a)?;
-            rest.split_once(b).map(|(v, _)| v).filter(|v| v.parse::<i64>().is_ok())
+            let v = if b.is_empty() { Some(rest.trim_end()) } else { rest.split_once(b).map(|(v, _)| v) };
+            v.filter(|v| v.parse::<i64>().is_ok())
         };
         let &(_, rule, bound, at) = CPU.iter().find(|(k, _, _, at)| msg.contains(k) && (at.is_none() || value_of(*at).is_some()))?;
         let value = value_of(at).map(str::to_string);
@@ -88,6 +98,14 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
             let code = f.code.as_ref().map_or("", |(c, _)| c.as_str());
             f.line.map(|n| format!("{}:{n}  {}", f.path, code.trim()))
         });
+        // `index out of range in self` is index_select's too: an embedding's only when the
+        // innermost frame is one (or no traceback says otherwise).
+        let (rule, bound) = match rule {
+            "embedding-index-out-of-range" if !op.is_empty() && !op.contains("embedding") => {
+                ("index-out-of-bounds", "0 <= index < size")
+            }
+            _ => (rule, bound),
+        };
         let allowed = Some(bound).filter(|b| !b.is_empty()).map(str::to_string).or_else(|| size_bound(msg));
         ("cpu", op, value, allowed, line, rule)
     };
@@ -116,8 +134,13 @@ fn first_bad(values: &str) -> Option<String> {
     Some(rest[..end].trim().to_string()).filter(|v| !v.is_empty())
 }
 
-/// `… for dimension D with size S`: the bound of an index on the CPU.
+/// The bound a CPU message prints: `… for dimension D with size S` (an index), `… not in the
+/// valid range [0, N)` (an embedding bag's id).
 fn size_bound(msg: &str) -> Option<String> {
+    if let Some((_, range)) = msg.split_once("valid range [") {
+        let (lo, hi) = range.split_once(", ")?;
+        return Some(format!("{lo} <= id < {}", hi.trim_end_matches(')')));
+    }
     let (_, rest) = msg.split_once("for dimension ")?;
     let (dim, size) = rest.split_once(" with size ")?;
     let size = size.trim_end_matches('.');
@@ -141,6 +164,25 @@ mod tests {
         let zh = "min 1, max 10; 4 个中有 1 个错误; 第一个错误值 -1 位置 [0, 3]";
         assert_eq!(first_bad(zh).as_deref(), Some("-1"));
         assert_eq!(size_bound("index 9 is out of bounds for dimension 0 with size 5").as_deref(), Some("-5 <= index < 5 (dim 0)"));
+    }
+
+    #[test]
+    fn index_out_of_range_in_self_is_an_embeddings_only_when_its_frame_says_so() {
+        let tb = |frame: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    y = f(x)\n{frame}IndexError: index out of range in self\n"
+            )
+        };
+        let rule = |text: &str| {
+            let r = crate::pipeline::analyze_text(text, &crate::pipeline::Options::default());
+            (r.confirmation.and_then(|c| c.allowed), r.cause.map(|c| c.rule))
+        };
+        let embedding = "  File \"/usr/lib/python3/torch/nn/functional.py\", line 2551, in embedding\n    return torch.embedding(weight, input)\n";
+        let want = |bound: &str, rule: &str| (Some(bound.to_string()), Some(rule.to_string()));
+        assert_eq!(rule(&tb(embedding)), want("0 <= index < num_embeddings", "embedding-index-out-of-range"));
+        assert_eq!(rule(&tb("")), want("0 <= index < size", "index-out-of-bounds"));
+        // The message alone: the usual owner, an embedding.
+        assert_eq!(rule("IndexError: index out of range in self\n").1.as_deref(), Some("embedding-index-out-of-range"));
     }
 
     #[test]

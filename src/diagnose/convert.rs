@@ -37,6 +37,7 @@ pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: &str) -> 
             newest_first: l.newest_first,
         }),
         unreadable_cells: ctx.unreadable.clone(),
+        superseded_cells: ctx.superseded.clone(),
     }
 }
 

@@ -210,16 +210,15 @@ pub(super) fn notes(
             add("kernel_after_traceback", Msg::NoteKernelAfterTraceback.text(lang).to_string());
         }
     }
-    if verdict == Verdict::Clean {
-        if let Some((name, msg, loc)) = &facts.last_exception {
-            let cpu = patterns().cpu_twin.is_match(msg) || patterns().cpu_twin.is_match(name);
-            let text = if cpu {
-                Msg::NoteCpuTwin.fill(lang, &[("error", &format!("{name}: {msg}")), ("line", &loc.at.line)])
-            } else {
-                Msg::NotePythonError.fill(lang, &[("error", &format!("{name}: {msg}")), ("line", &loc.at.line)])
-            };
-            add(if cpu { "cpu_twin" } else { "python_error" }, text);
-        }
+    // (A CPU error for a device-side assert's bug is a confirmation: `confirm`.)
+    if let Some((name, msg, loc)) = facts.last_exception.as_ref().filter(|_| verdict == Verdict::Clean) {
+        let error = format!("{name}: {msg}");
+        add("python_error", Msg::NotePythonError.fill(lang, &[("error", &error), ("line", &loc.at.line)]));
+    }
+    if let Some((_, probe)) = ctx.probe_cell.filter(|_| !ctx.superseded.is_empty()) {
+        let count = |i: &u32| ctx.cells.iter().find(|c| c.index == *i).and_then(|c| c.execution_count);
+        let cells: Vec<String> = ctx.superseded.iter().filter_map(count).map(|n| format!("[{n}]")).collect();
+        add("superseded", Msg::NoteSuperseded.fill(lang, &[("probe", &probe), ("cells", &cells.join(", "))]));
     }
     if facts.stats.lossy_utf8 {
         add("lossy_utf8", Msg::NoteLossyUtf8.text(lang).to_string());

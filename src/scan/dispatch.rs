@@ -211,16 +211,16 @@ impl Scanner {
         self.notes(stripped, seg, loc);
     }
 
-    /// A Python exception that is not a CUDA error: the last one is kept, and after the probe
-    /// cell's `FirstAssertError` the lines that follow (its values, bound and line).
+    /// A Python exception that is not a CUDA error: the last one is kept, and the probe
+    /// cell's last `FirstAssertError` with the lines that follow (its values, bound and line).
     fn exception(&mut self, e: (String, String, Loc)) {
-        let probe = e.0.ends_with("FirstAssertError");
-        self.rec.facts.last_exception = Some(e);
-        self.rec.facts.exception_context.clear();
-        self.rec.after.retain(|(t, _)| *t != Target::Exception);
-        if probe {
+        if e.0.ends_with("FirstAssertError") {
+            self.rec.facts.probe_error = Some(e.clone());
+            self.rec.facts.exception_context.clear();
+            self.rec.after.retain(|(t, _)| *t != Target::Exception);
             self.rec.after.push((Target::Exception, facts::EXCEPTION_LINES));
         }
+        self.rec.facts.last_exception = Some(e);
     }
 
     /// [`host::classify`], which reads nothing but the line (and the scanner's judge),

@@ -95,8 +95,6 @@ pub struct Patterns {
     pub call: LazyRegex,
     /// A subscript in a source line: `x[...]`.
     pub subscript: LazyRegex,
-    /// Errors that are the CPU form of a device-side assert's cause.
-    pub cpu_twin: LazyRegex,
 }
 
 impl Patterns {
@@ -250,11 +248,6 @@ impl Patterns {
             ),
             call: re(r"(?P<name>[A-Za-z_][\w.]*)\s*\(|(?P<sub>\])\s*\("),
             subscript: re(r"\w\s*\[(?P<inner>[^\]]*)\]"),
-            cpu_twin: re(concat!(
-                r"Target -?\d+ is out of bounds|index out of range in self|index -?\d+ is out of bounds for dimension",
-                r"|Assertion .cur_target >= 0|probability tensor contains either|invalid multinomial distribution",
-                r"|Class values must be (?:non-negative|smaller than num_classes)|all elements of input should be between 0 and 1"
-            )),
         }
     }
 }
