@@ -580,7 +580,8 @@ async function onMessage(e) {
   send(to, report ? protocol.result(req.id, report) : protocol.refusal(req.id, $("status").textContent));
   showSources(report);
   marksOn = true;
-  $("marks").hidden = !report?.first_assert;
+  // Marks to toggle: the first assert, or the error that confirmed the cause.
+  $("marks").hidden = !report?.first_assert && !report?.confirmation;
   $("marks").dataset.i18n = "page_marks_hide";
   $("marks").textContent = fill("page_marks_hide");
 }

@@ -12,7 +12,9 @@
 //   { type: "first-assert:ready", protocol: 1, version }       on load (to parent/opener,
 //                                                              carries no data) and on hello
 //   { type: "first-assert:result", protocol: 1, id, verdict, headline, category, rule,
-//     first, raised_at, echoes }                               where things are (see result())
+//     first, raised_at, echoes, unreadable, superseded }       where things are (see result():
+//                                                              `first` is the probe's or the
+//                                                              CPU's error when confirmed)
 //   { type: "first-assert:error", protocol: 1, id, message }   the request was refused
 //   { type: "first-assert:reveal", protocol: 1, cell, line }   the user asked to see a place
 //   { type: "first-assert:marks", protocol: 1, on }            the user turned the marks on/off
@@ -165,9 +167,13 @@ export function parseMessage(data) {
 const place = (l) =>
   l ? { cell: l.cell ?? null, line: l.line, execution_count: l.execution_count ?? null, output: l.output ?? null } : null;
 
-/** The answer to an analyze request: where the first assert and its echoes are. */
+/** The answer to an analyze request: where the first assert (or the error that confirmed its
+ * cause: kind "probe" or "cpu") and its echoes are, the cells that could not be read and those
+ * whose errors are from before the probed run. */
 export function result(id, report) {
-  const f = report.first_assert;
+  // A confirmed report's place is its error line (the probe's, or the CPU's), kind its source.
+  const c = report.confirmation && report.cause?.evidence?.[0];
+  const f = report.first_assert ?? (c && { ...c, kind: report.confirmation.source });
   return {
     type: PREFIX + "result",
     protocol: PROTOCOL,
@@ -180,6 +186,7 @@ export function result(id, report) {
     raised_at: report.raised_at ? { ...place(report.raised_at), text: report.raised_at.text } : null,
     echoes: report.echoes.map(place),
     unreadable: report.input?.unreadable_cells ?? [],
+    superseded: report.input?.superseded_cells ?? [],
   };
 }
 

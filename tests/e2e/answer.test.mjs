@@ -482,3 +482,41 @@ test("the probe's error pasted back is the confirmed cause: the card says so wit
     await ctx.close();
   }
 });
+
+test("a notebook after the probe's rerun: the card is confirmed, the map marks where it was caught and the cells from before the probed run, the note says so (en, zh)", { timeout: 60_000 }, async () => {
+  const file = path.join(ROOT, "tests/cases/probe-rerun.ipynb");
+  for (const [lang, caught, before] of [["en", "caught", "before the probed run"], ["zh", "捕获之处", "探测运行之前"]]) {
+    const want = cliReport(file, lang);
+    assert.equal(want.verdict, "confirmed");
+    const { ctx, page, log } = await context("laptop", lang);
+    await page.setInputFiles("[data-testid=file-input]", file);
+    await showing(page, want.headline);
+    await page.locator(".fa-map.cells .mark-superseded").first().waitFor();
+    const got = await page.evaluate(() => {
+      const bins = [...document.querySelectorAll(".fa-map.cells .fa-bin")];
+      return {
+        verdict: document.querySelector("[data-verdict]")?.dataset.verdict,
+        marks: bins.map((b) => b.className.replace("fa-bin mark-", "")),
+        legend: [...document.querySelectorAll(".fa-legend .fa-key")].map((k) => k.textContent),
+        window: document.querySelector("[data-testid=window]")?.dataset.cell,
+        sr: document.querySelector("[data-testid=window] .fa-line.mark-first .fa-sr")?.textContent ?? null,
+        first: document.querySelector("[data-testid=window] .fa-line.mark-first .fa-text")?.textContent ?? "",
+        note: document.querySelector("[data-note=superseded]")?.textContent ?? null,
+      };
+    });
+    assert.equal(got.verdict, "confirmed");
+    // Page order: markdown, the probe [1], setup [2], the caught cell [3], the old [15] and [16], [4].
+    assert.deepEqual(got.marks, ["none", "none", "none", "first", "superseded", "superseded", "none"]);
+    assert.ok(got.legend[0].startsWith(caught), got.legend.join(" | "));
+    assert.ok(got.legend.includes(before), got.legend.join(" | "));
+    // The window opens on the probe's error, read as where it was caught.
+    assert.equal(got.window, String(want.cause.evidence[0].cell));
+    assert.match(got.first, /FirstAssertError: F\.cross_entropy: target out of range\./);
+    assert.ok(got.sr && !/First assert|第一个断言/.test(got.sr), got.sr);
+    assert.equal(got.note, want.notes.find((n) => n.id === "superseded").text);
+    assert.match(got.note, /\[15\], \[16\]/);
+    await page.locator("[data-testid=map]").screenshot({ path: path.join(artifactsDir(), `map-probe-rerun-${lang}.png`) });
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});

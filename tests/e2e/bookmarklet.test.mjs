@@ -25,8 +25,8 @@ after(async () => {
 
 
 /** Opens a notebook page, runs the bookmarklet, returns { page, popup, requests }. */
-async function run(url) {
-  const ctx = await browser.newContext({ locale: "en-US" });
+async function run(url, locale = "en-US") {
+  const ctx = await browser.newContext({ locale });
   const requests = [];
   ctx.on("request", (r) => requests.push(r.url()));
   const page = await ctx.newPage();
@@ -93,6 +93,40 @@ test("Colab, no model: the kernel's line in the top document is marked; the togg
   await page.waitForSelector("[data-first-assert]");
   onlyOurHosts(requests);
   await ctx.close();
+});
+
+test("Colab after the probe's rerun: the cell of its error says the probe caught it, the errors from before the restart are outlined as such, and the toast says both (en, zh)", { timeout: 90_000 }, async () => {
+  const want = await fileReport(hosts.nbs["rerun.ipynb"]);
+  assert.equal(want.verdict, "confirmed");
+  const caughtCell = want.cause.evidence[0].cell;
+  assert.deepEqual(want.input.superseded_cells, [4, 5]);
+  const langs = [
+    ["en-US", "The probe caught it", "from before the probed run", /^first-assert: the probe caught it\..* outlined in grey \(2 cell/],
+    ["zh-CN", "探测捕获了它", "探测运行之前的错误", /^first-assert：探测捕获了它。.*灰色框出（2 个单元格）/],
+  ];
+  for (const [locale, caught, old, toast] of langs) {
+    const { ctx, page, popup, requests, errors } = await run(hosts.colabUrl("rerun.ipynb"), locale);
+    await popup.locator("[data-verdict=confirmed]").waitFor();
+    // The probe's error sits in an output frame: its cell is marked, with the probe's words.
+    await page.waitForSelector(`#cell-fx${caughtCell}[data-first-assert]`);
+    assert.match(await page.locator(`#cell-fx${caughtCell} > [data-first-assert-badge]`).textContent(), new RegExp(caught));
+    for (const i of want.input.superseded_cells) {
+      await page.waitForSelector(`#cell-fx${i}[data-first-assert-superseded]`);
+      assert.match(await page.locator(`#cell-fx${i} > [data-first-assert-badge]`).textContent(), new RegExp(old));
+    }
+    // Nothing else: the old errors are neither the first assert nor its echoes.
+    assert.equal(await page.locator("[data-first-assert]").count(), 1);
+    assert.equal(await page.locator("[data-first-assert-echo]").count(), 0);
+    await page.waitForSelector("[data-first-assert-toast]");
+    assert.match(await page.locator("[data-first-assert-toast]").textContent(), toast);
+    if (locale === "en-US") await page.screenshot({ path: path.join(artifactsDir(), "bookmarklet-probe-caught.png") });
+    // Turned off, every mark goes, the grey ones too.
+    await popup.locator("[data-testid=marks-toggle]").click();
+    await page.waitForFunction(() => !document.querySelector("[data-first-assert], [data-first-assert-superseded], [data-first-assert-badge]"));
+    assert.deepEqual(errors, []);
+    onlyOurHosts(requests);
+    await ctx.close();
+  }
 });
 
 test("Colab with COOP: the link is cut, the cells travel in the fragment, the popup still reports", { timeout: 90_000 }, async () => {

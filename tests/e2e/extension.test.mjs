@@ -130,6 +130,32 @@ test("Colab: the assert is noticed, the panel explains it, the outputframe line 
   await page.close();
 });
 
+test("Colab after the probe's rerun: the probe's line in its outputframe says it caught it, the errors from before the restart are outlined as such, the badge says caught", { timeout: 120_000 }, async () => {
+  const want = await fileReport(hosts.nbs["rerun.ipynb"]);
+  const caughtCell = want.cause.evidence[0].cell;
+  const { page, errors } = await open(hosts.colabUrl("rerun.ipynb", "?model=0"));
+  const panel = await panelOf(page);
+  await panel.locator("[data-verdict=confirmed]").waitFor();
+  assert.match(await panel.locator("[data-testid=answer]").textContent(), /Confirmed/);
+  // Inside the outputframe, the probe's error line itself, with the probe's words.
+  const frame = await outputFrame(page, caughtCell);
+  await frame.waitForSelector("[data-first-assert]");
+  assert.match(await frame.locator("[data-first-assert]").textContent(), /FirstAssertError: F\.cross_entropy: target out of range\./);
+  assert.match(await frame.locator("[data-first-assert-badge]").textContent(), /The probe caught it/);
+  await page.waitForSelector(`#cell-fx${caughtCell}[data-first-assert]`);
+  for (const i of want.input.superseded_cells) {
+    await page.waitForSelector(`#cell-fx${i}[data-first-assert-superseded]`);
+    assert.match(await page.locator(`#cell-fx${i} > [data-first-assert-badge]`).textContent(), /from before the probed run/);
+  }
+  assert.equal(await page.locator("[data-first-assert-echo]").count(), 0);
+  const id = await tabId();
+  assert.equal(await sw.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), id), "✓");
+  assert.match(await sw.evaluate((id) => chrome.action.getTitle({ tabId: id }), id), /the probe caught it/);
+  await page.screenshot({ path: path.join(artifactsDir(), "extension-probe-caught.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("Colab: kernel lines in the top document are marked where they are", { timeout: 120_000 }, async () => {
   const { page } = await open(hosts.colabUrl("labels.ipynb", "?model=0"));
   await panelOf(page);

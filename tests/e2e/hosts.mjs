@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { colabTop, colabHeaders, colabFrame, jupyterlab, classic, longNotebook, hostileNotebook, colab2026Notebook, lateStderrNotebook } from "./fixtures.mjs";
-import { WWW } from "./lib.mjs";
+import { ROOT, WWW } from "./lib.mjs";
 
 export const COLAB = "colab.research.google.com";
 export const FRAME_HOST = "fx-496ff2e9c6d22116-0-colab.googleusercontent.com";
@@ -28,6 +28,8 @@ export function notebooks() {
     "colab-2026.ipynb": colab2026Notebook(),
     "late-stderr.ipynb": lateStderrNotebook(demo("colab-nll-labels.ipynb")),
     "kaggle-long.ipynb": longNotebook(30),
+    // After the restart and the probe's rerun: its error, and errors from before the restart.
+    "rerun.ipynb": JSON.parse(readFileSync(path.join(ROOT, "tests/cases/probe-rerun.ipynb"), "utf8")),
   };
 }
 

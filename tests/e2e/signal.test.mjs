@@ -1,7 +1,7 @@
 // The extension's cheap test for "this page may show a device-side assert" (A.SIGNAL in
 // www/adapters/, which content.js and frame.js share) against the engine: every
 // input the CLI calls a device-side assert (the case suite, the demos, the fuzz regressions)
-// must pass it, in the file's own text and as the JSON the content script tests. Otherwise the
+// and every probe error it reads as the confirmed cause must pass it, in the file's own text and as the JSON the content script tests. Otherwise the
 // extension's automatic mode would stay silent on an assert the engine reads.
 
 import { test } from "node:test";
@@ -40,7 +40,7 @@ test("every input the engine calls a device-side assert passes the extension's s
     } catch {
       continue; // an input the CLI refuses (binary, malformed): nothing to signal
     }
-    if (report.verdict !== "device_assert") continue;
+    if (report.verdict !== "device_assert" && report.confirmation?.source !== "probe") continue;
     asserts++;
     const bytes = readFileSync(file);
     const text = bytes[0] === 0xff && bytes[1] === 0xfe ? new TextDecoder("utf-16le").decode(bytes) : new TextDecoder().decode(bytes);

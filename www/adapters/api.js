@@ -19,7 +19,7 @@
   "use strict";
   if (global.FirstAssertAdapters) return;
   const parts = (global.FirstAssertAdapterParts = global.FirstAssertAdapterParts || {});
-  const { SELECTORS, SIGNAL, ATTR, ECHO, UNREAD, pick, detect, readPage, pageFromData, pageToData, textOf, streamName, unreadableCount, collect, collectAll, fillGaps, selftest, markLine, mark, reveal, watch, outline, unmark } = parts;
+  const { SELECTORS, SIGNAL, ATTR, ECHO, UNREAD, OLD, pick, detect, readPage, pageFromData, pageToData, textOf, streamName, unreadableCount, collect, collectAll, fillGaps, selftest, markLine, mark, reveal, watch, outline, unmark } = parts;
 
   // ----- inside a frame (Colab's outputframe; run by the extension's content script) -----
 
@@ -29,10 +29,11 @@
       const els = outputsIn(doc);
       return els.map((el) => ({ kind: "stream", name: streamName(el), text: textOf(el) }));
     },
-    /** Marks a line (role "first") or the frame's outputs (role "echo"). */
-    mark(doc, role, line, text) {
+    /** Marks a line (role "first"; its badge says `kind`: first, probe, cpu) or the frame's
+     * outputs (role "echo"). */
+    mark(doc, role, line, text, kind) {
       if (role === "first") {
-        for (const el of outputsIn(doc)) if (markLine(el, text, line)) return "line";
+        for (const el of outputsIn(doc)) if (markLine(el, text, line, kind)) return "line";
         return null;
       }
       const els = outputsIn(doc);
@@ -48,6 +49,6 @@
     return outer.length ? outer : doc.body ? [doc.body] : [];
   }
 
-  global.FirstAssertAdapters = { SELECTORS, SIGNAL, detect, collect, collectAll, fillGaps, unreadableCount, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD };
+  global.FirstAssertAdapters = { SELECTORS, SIGNAL, detect, collect, collectAll, fillGaps, unreadableCount, readPage, pageToData, pageFromData, selftest, mark, unmark, reveal, watch, frame, ATTR, ECHO, UNREAD, OLD };
   delete global.FirstAssertAdapterParts;
 })(typeof globalThis !== "undefined" ? globalThis : window);

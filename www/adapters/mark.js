@@ -7,13 +7,20 @@
   "use strict";
   if (global.FirstAssertAdapters) return;
   const parts = (global.FirstAssertAdapterParts = global.FirstAssertAdapterParts || {});
-  const { SELECTORS, ATTR, ECHO, PART, BADGE, UNREAD, SAVED, pick, domCell } = parts;
+  const { SELECTORS, ATTR, ECHO, PART, BADGE, UNREAD, OLD, SAVED, pick, domCell } = parts;
+
+  // A badge's words: [English, Chinese, its sign]; a grey badge is a place not read.
+  const LABELS = {
+    first: ["first device-side assert", "第一个 device-side assert", "⚑"],
+    probe: ["The probe caught it", "探测捕获了它", "⚑"],
+    cpu: ["The CPU caught it", "CPU 上捕获了它", "⚑"],
+    unread: ["could not be read", "无法读取", "?"],
+    old: ["from before the probed run", "探测运行之前的错误", "↺"],
+  };
 
   function label(doc, what = "first") {
     const lang = ((doc.defaultView && doc.defaultView.navigator.language) || "en").toLowerCase();
-    const zh = lang.startsWith("zh");
-    if (what === "unread") return zh ? "无法读取" : "could not be read";
-    return zh ? "第一个 device-side assert" : "first device-side assert";
+    return (LABELS[what] || LABELS.first)[lang.startsWith("zh") ? 1 : 0];
   }
 
   function style(el, props) {
@@ -23,13 +30,15 @@
   function badge(doc, what = "first") {
     const b = doc.createElement("span");
     b.setAttribute(BADGE, "");
-    b.textContent = (what === "unread" ? "? " : "⚑ ") + label(doc, what);
+    const sign = (LABELS[what] || LABELS.first)[2];
+    const grey = sign !== "⚑";
+    b.textContent = sign + " " + label(doc, what);
     style(b, {
       display: "inline-block",
       margin: "0 6px 0 0",
       padding: "0 6px",
       "border-radius": "8px",
-      background: what === "unread" ? "#5f6368" : "#b3261e",
+      background: grey ? "#5f6368" : "#b3261e",
       color: "#fff",
       font: "600 11px/16px system-ui, sans-serif",
       "vertical-align": "baseline",
@@ -86,13 +95,13 @@
   }
 
   /**
-   * Wraps text [start, end) of `el` in one span carrying `attr`, with a badge before it.
+   * Wraps text [start, end) of `el` in one span carrying `attr`, with a badge (`what`) before it.
    * The range is widened over elements it covers from their start or to their end (a
    * coloured `RuntimeError` span at the start of the line); when it still cuts an element in
    * two, each text node it crosses gets a span of its own and the first carries `attr`.
    * Returns the span that carries `attr`.
    */
-  function wrap(el, start, end, attr) {
+  function wrap(el, start, end, attr, what) {
     const doc = el.ownerDocument;
     const nodes = textNodes(el);
     const at = (pos, isEnd) => nodes.find(({ node, start: s }) => (isEnd ? pos > s && pos <= s + node.data.length : pos >= s && pos < s + node.data.length));
@@ -130,31 +139,33 @@
     }
     if (span) {
       span.setAttribute(attr, "");
-      span.parentNode.insertBefore(badge(doc), span);
+      span.parentNode.insertBefore(badge(doc, what), span);
     }
     return span;
   }
 
-  /** Marks a line of an output element; true when found. */
-  function markLine(el, text, line) {
+  /** Marks a line of an output element (its badge says `what`); the span, or null. */
+  function markLine(el, text, line, what = "first") {
     const at = findLine(el, text, line);
     if (!at) return null;
-    const span = wrap(el, at[0], at[1], ATTR);
+    const span = wrap(el, at[0], at[1], ATTR, what);
     if (span && span.scrollIntoView) span.scrollIntoView({ block: "center" });
     return span;
   }
 
-  function markWhole(el, attr) {
+  function markWhole(el, attr, what) {
     el.setAttribute(attr, "");
     if (attr === ATTR) {
-      el.insertBefore(badge(el.ownerDocument), el.firstChild);
+      el.insertBefore(badge(el.ownerDocument, what), el.firstChild);
       if (el.scrollIntoView) el.scrollIntoView({ block: "center" });
     }
   }
 
   /**
-   * Marks what a result says (protocol.js `result`): the first assert's line, or its cell
-   * when the line sits in a frame this document cannot read; each echo's output (or cell).
+   * Marks what a result says (protocol.js `result`): the first assert's line (or, confirmed,
+   * the probe's or the CPU's error: "The probe caught it"), or its cell when the line sits in a
+   * frame this document cannot read; each echo's output (or cell); cells not read, and cells
+   * whose errors are from before the probed run, outlined in grey with a badge.
    * Returns { first: "line" | "frame" | "cell" | null, echoes, frames: [{ frame, role, line,
    * text }] }: the frames that a script inside them must mark.
    *
@@ -164,21 +175,25 @@
    */
   function mark(doc, collected, result) {
     unmark(doc);
-    const out = { first: null, echoes: 0, unreadable: 0, frames: [], pending: [] };
-    // Cells whose outputs could not be read: outlined, with a grey badge.
-    for (const i of (result && result.unreadable) || []) {
-      const el = cellElement(doc, collected, i);
-      if (!el) {
-        out.pending.push(i);
-        continue;
+    const out = { first: null, echoes: 0, unreadable: 0, superseded: 0, frames: [], pending: [] };
+    // Cells whose outputs could not be read, or whose errors are older than the probed run:
+    // outlined, with a grey badge.
+    for (const [attr, what, list] of [[UNREAD, "unread", result && result.unreadable], [OLD, "old", result && result.superseded]]) {
+      for (const i of list || []) {
+        const el = cellElement(doc, collected, i);
+        if (!el) {
+          out.pending.push(i);
+          continue;
+        }
+        el.setAttribute(attr, "");
+        el.setAttribute(SAVED, el.hasAttribute("style") ? "s" + el.getAttribute("style") : "");
+        style(el, { outline: "2px dotted rgba(95, 99, 104, 0.8)", "outline-offset": "2px" });
+        el.insertBefore(badge(doc, what), el.firstChild);
+        out[what === "old" ? "superseded" : "unreadable"]++;
       }
-      el.setAttribute(UNREAD, "");
-      el.setAttribute(SAVED, el.hasAttribute("style") ? "s" + el.getAttribute("style") : "");
-      style(el, { outline: "2px dotted rgba(95, 99, 104, 0.8)", "outline-offset": "2px" });
-      el.insertBefore(badge(doc, "unread"), el.firstChild);
-      out.unreadable++;
     }
     const f = result && result.first;
+    const what = f && (f.kind === "probe" || f.kind === "cpu") ? f.kind : "first";
     if (f && Number.isInteger(f.cell) && !cellElement(doc, collected, f.cell)) {
       // A cell virtualised out of the page: marked when it renders (watch), found by reveal.
       out.first = "virtualised";
@@ -189,14 +204,14 @@
       const tries = byIndex ? [byIndex] : outs;
       let span = null;
       for (const p of tries) {
-        if (p.el && (span = markLine(p.el, f.text, byIndex ? f.line : null))) break;
+        if (p.el && (span = markLine(p.el, f.text, byIndex ? f.line : null, what))) break;
       }
       if (span) out.first = "line";
       else {
-        for (const p of tries) if (p.frame) out.frames.push({ frame: p.frame, role: "first", line: byIndex ? f.line : null, text: f.text });
+        for (const p of tries) if (p.frame) out.frames.push({ frame: p.frame, role: "first", kind: what, line: byIndex ? f.line : null, text: f.text });
         const cellEl = collected.cellEls[f.cell];
         if (cellEl) {
-          markWhole(cellEl, ATTR);
+          markWhole(cellEl, ATTR, what);
           out.first = out.frames.length ? "frame" : "cell";
         }
       }
@@ -314,10 +329,8 @@
       span.remove();
       parent.normalize();
     }
-    for (const el of Array.from(doc.querySelectorAll("[" + ATTR + "], [" + ECHO + "], [" + UNREAD + "]"))) {
-      el.removeAttribute(ATTR);
-      el.removeAttribute(ECHO);
-      el.removeAttribute(UNREAD);
+    for (const el of Array.from(doc.querySelectorAll("[" + ATTR + "], [" + ECHO + "], [" + UNREAD + "], [" + OLD + "]"))) {
+      for (const a of [ATTR, ECHO, UNREAD, OLD]) el.removeAttribute(a);
       if (el.hasAttribute(SAVED)) {
         const saved = el.getAttribute(SAVED);
         // Chrome writes CSSOM changes to the attribute lazily: read it first, or a late write

@@ -61,8 +61,8 @@
    * hands a page's outputs to the engine (which decides). Every form the engine reads as a
    * device-side assert matches it (tests/e2e/signal.test.mjs holds it to every case the engine
    * calls one); what it lets through that is no assert (a quotation, advice) costs only an
-   * analysis. */
-  const SIGNAL = /[Dd]evice-side assert|Assertion (?:failed: )?\**[`']|cudaErrorAssert|hipErrorAssert|CUDA_ERROR_ASSERT|设备端断言|断言失败|AcceleratorError: index -?\d+ is out of bounds/;
+   * analysis. The probe cell's `FirstAssertError` passes too: it is the answer to one. */
+  const SIGNAL = /FirstAssertError|[Dd]evice-side assert|Assertion (?:failed: )?\**[`']|cudaErrorAssert|hipErrorAssert|CUDA_ERROR_ASSERT|设备端断言|断言失败|AcceleratorError: index -?\d+ is out of bounds/;
 
   const ATTR = "data-first-assert";
 
@@ -73,6 +73,9 @@
   const BADGE = "data-first-assert-badge";
 
   const UNREAD = "data-first-assert-unread";
+
+  /** A cell whose error is from before the probed run (the report's `superseded_cells`). */
+  const OLD = "data-first-assert-superseded";
 
   /** The `style` attribute an element of the page had before we outlined it ("" = none). */
   const SAVED = "data-first-assert-style";
@@ -105,5 +108,5 @@
     return "generic";
   }
 
-  Object.assign(parts, { SELECTORS, SIGNAL, ATTR, ECHO, PART, BADGE, UNREAD, SAVED, pick, first, detect });
+  Object.assign(parts, { SELECTORS, SIGNAL, ATTR, ECHO, PART, BADGE, UNREAD, OLD, SAVED, pick, first, detect });
 })(typeof globalThis !== "undefined" ? globalThis : window);

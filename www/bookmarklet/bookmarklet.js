@@ -26,6 +26,9 @@
         virtualised: "first-assert：第一个 device-side assert 在一个当前不在页面上的单元格里（已滚动出视图）；已滚动到它附近，它一出现就会被标记。",
         unreadable: "first-assert：在能读取的输出中没有 device-side assert，但有 {n} 个单元格的输出无法读取（已用灰色标出）。请使用浏览器扩展，或下载 .ipynb 拖到 first-assert 页面，或复制错误文本粘贴过去。",
         clean: "first-assert：没有发现 device-side assert。",
+        probe: "first-assert：探测捕获了它。它的错误（错误的值和允许的范围）已标记。",
+        cpu: "first-assert：CPU 上的错误就是同一个 bug，写明了错误的值；已标记。",
+        old: " 探测运行之前的错误已用灰色框出（{n} 个单元格）。",
       }
     : {
         none: "first-assert: no notebook output found on this page. Select the error's text and click the bookmark again.",
@@ -36,6 +39,9 @@
         virtualised: "first-assert: the first device-side assert is in a cell that is not on the page now (scrolled out of view); the page is scrolled near it, and it is marked as soon as it shows.",
         unreadable: "first-assert: no device-side assert in the outputs that could be read, but {n} cell(s) could not be read (outlined in grey). Use the browser extension, or download the .ipynb and drop it on the first-assert page, or copy the error's text and paste it there.",
         clean: "first-assert: no device-side assert found.",
+        probe: "first-assert: the probe caught it. Its error, with the bad value and the bound, is marked.",
+        cpu: "first-assert: the CPU's error shows the same bug and names the bad value; it is marked.",
+        old: " Errors from before the probed run are outlined in grey ({n} cell(s)).",
       };
 
   function toast(text) {
@@ -107,8 +113,10 @@
     stopWatch = A.watch(document, collected, r.pending, () => marksOn && show(result, true));
     if (quiet) return;
     if (r.first === "virtualised") A.reveal(document, collected, result.first.cell);
-    if (result.verdict === "unreadable") toast(T.unreadable.replace("{n}", String(result.unreadable.length)));
-    else toast(r.first === "line" ? T.line : r.first === "virtualised" ? T.virtualised : r.first ? T.cell : T.clean);
+    if (result.verdict === "unreadable") return toast(T.unreadable.replace("{n}", String(result.unreadable.length)));
+    const caught = result.verdict === "confirmed" && r.first && r.first !== "virtualised" && T[result.first.kind];
+    const text = caught || (r.first === "line" ? T.line : r.first === "virtualised" ? T.virtualised : r.first ? T.cell : T.clean);
+    toast(text + (r.superseded ? T.old.replace("{n}", String(r.superseded)) : ""));
   };
 
   function onPort(e) {

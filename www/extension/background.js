@@ -62,12 +62,18 @@ chrome.runtime.onMessage.addListener((m, sender, reply) => {
   if (!m || m.type !== "counts" || !sender.tab) return;
   const asserts = Math.max(0, Math.min(9, Number(m.asserts) || 0));
   const echoes = Math.max(0, Math.min(999, Number(m.echoes) || 0));
-  const text = asserts ? (echoes ? `${asserts}+${Math.min(echoes, 99)}` : String(asserts)) : "";
+  // The probe's (or the CPU's) error: the cause is caught, and marked.
+  const caught = m.caught === true;
+  const text = caught ? "✓" : asserts ? (echoes ? `${asserts}+${Math.min(echoes, 99)}` : String(asserts)) : "";
   chrome.action.setBadgeText({ tabId: sender.tab.id, text });
   chrome.action.setBadgeBackgroundColor({ tabId: sender.tab.id, color: "#b3261e" });
   chrome.action.setTitle({
     tabId: sender.tab.id,
-    title: asserts ? `first-assert: ${asserts} device-side assert, ${echoes} echoes` : "first-assert: find the first device-side assert",
+    title: caught
+      ? "first-assert: the probe caught it (its error is marked)"
+      : asserts
+        ? `first-assert: ${asserts} device-side assert, ${echoes} echoes`
+        : "first-assert: find the first device-side assert",
   });
 });
 

@@ -66,8 +66,9 @@
       lastResult = m;
       marksOn = true;
       applyMarks();
-      const asserts = m.first ? 1 : 0;
-      chrome.runtime.sendMessage({ type: "counts", asserts, echoes: m.echoes.length }).catch(() => {});
+      const caught = m.verdict === "confirmed";
+      const asserts = m.first && !caught ? 1 : 0;
+      chrome.runtime.sendMessage({ type: "counts", asserts, echoes: m.echoes.length, caught }).catch(() => {});
     } else if (m.type === PREFIX + "reveal") {
       if (collected && Number.isInteger(m.cell)) A.reveal(document, collected, m.cell);
     } else if (m.type === PREFIX + "marks") {
@@ -88,7 +89,7 @@
       // Cells virtualised out of the page are marked when they render.
       stopWatch = A.watch(document, collected, r.pending, () => applyMarks());
       if (r.first === "virtualised" && panel && panel.box.style.getPropertyValue("display") === "block") A.reveal(document, collected, lastResult.first.cell);
-      for (const f of r.frames) items.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, line: f.line, text: f.text || "" } });
+      for (const f of r.frames) items.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, kind: f.kind, line: f.line, text: f.text || "" } });
     }
     toFrames(items);
   }

@@ -27,7 +27,8 @@
   chrome.runtime.onMessage.addListener((m) => {
     if (!m || typeof m.type !== "string") return;
     if (m.type === "frame-mark") {
-      A.frame.mark(document, m.role === "first" ? "first" : "echo", Number.isInteger(m.line) ? m.line : null, String(m.text || ""));
+      const kind = ["probe", "cpu"].includes(m.kind) ? m.kind : "first";
+      A.frame.mark(document, m.role === "first" ? "first" : "echo", Number.isInteger(m.line) ? m.line : null, String(m.text || ""), kind);
     } else if (m.type === "frame-unmark") {
       A.frame.unmark(document);
     }

@@ -8,7 +8,7 @@ const MIN_BIN = 4;
 
 const MAP_GAP = 2;
 
-const RANK = { none: 0, evidence: 1, other: 2, echo: 3, first: 4 };
+const RANK = { none: 0, superseded: 1, evidence: 2, other: 3, echo: 4, first: 5 };
 
 /** Of map entries merged into one bin: the one with the strongest mark (the first of them),
  * so the bin shows that mark and jumps there. */
@@ -22,7 +22,9 @@ export const linesView = {
     const row = el("div", `fa-line mark-${mark}`);
     row.setAttribute("data-line", String(no));
     const code = el("code", "fa-text");
-    const sr = { first: "view_sr_first", echo: "view_sr_echo", other: "view_sr_other", evidence: "view_sr_evidence" }[mark];
+    // Confirmed, the first mark is where the probe (or the CPU) caught the bad value.
+    const first = this.report?.verdict === "confirmed" ? "view_sr_caught" : "view_sr_first";
+    const sr = { first, echo: "view_sr_echo", other: "view_sr_other", evidence: "view_sr_evidence" }[mark];
     if (sr) code.append(text("span", "fa-sr", this.t(sr)));
     code.append(sanitize(s));
     row.append(text("span", "fa-no", String(no)), code);
@@ -59,12 +61,14 @@ export const linesView = {
     // A map says something only of a longer input: more than ~60 lines, or several cells.
     if ((input.lines ?? 0) > 60 || (input.cells ?? 0) > 1 || input.runtime_log) {
       const legend = el("p", "fa-legend");
-      for (const [mark, key] of [
-        ["first", "view_legend_first"],
+      const keys = [
+        ["first", this.report.verdict === "confirmed" ? "view_legend_caught" : "view_legend_first"],
         ["echo", "view_legend_echo"],
         ["other", "view_legend_other"],
         ["evidence", "view_legend_evidence"],
-      ]) {
+      ];
+      if (input.superseded_cells?.length) keys.push(["superseded", "view_legend_superseded"]);
+      for (const [mark, key] of keys) {
         legend.append(text("span", `fa-key mark-${mark}`, this.t(key)));
       }
       s.append(legend);
