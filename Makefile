@@ -66,7 +66,7 @@ bench: build web
 	@bash scripts/bench-boundary.sh
 	$(CARGO) bench --locked --bench stages
 	$(CARGO) build --release --locked --example serve
-	cd $(E2E) && node bench.mjs && node bench-notebook.mjs
+	cd $(E2E) && node bench.mjs && node bench-notebook.mjs && node bench-file.mjs
 	@bash scripts/ensure-tools.sh torch
 	@$$(bash scripts/ensure-tools.sh torch-env)/bin/python -W ignore tests/probe/overhead.py 2>/dev/null
 

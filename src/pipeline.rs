@@ -328,6 +328,11 @@ impl TextAnalyzer {
         self.scanner.feed_str(&text);
     }
 
+    /// The line of the earliest device-side assert read so far ([`Scanner::assert_seen`]).
+    pub fn assert_seen(&self) -> Option<u64> {
+        self.scanner.assert_seen()
+    }
+
     /// Ends the input and returns the report.
     pub fn finish(self, opts: &Options) -> Report {
         self.finish_checked(opts).0

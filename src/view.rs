@@ -55,25 +55,69 @@ pub enum Source {
         index: std::cell::OnceCell<LineIndex>,
     },
     Cells(Vec<Cell>),
+    /// A file read a block at a time ([`Lines`] counted as it passed): no text is kept; the
+    /// page reads the bytes of a window back from the file ([`Lines::span`]) and hands them
+    /// over ([`Source::load`]) before it asks for the window.
+    Stream { index: LineIndex, loaded: std::cell::RefCell<(u64, String)> },
 }
 
 /// Where the lines of a text start: every [`STEP`]-th line's start (lines 1, 1 + STEP, ...),
 /// and how many lines there are.
 pub struct LineIndex {
-    checkpoints: Vec<usize>,
+    checkpoints: Vec<u64>,
     lines: u64,
 }
 
 impl LineIndex {
     fn of(text: &str) -> LineIndex {
-        let mut checkpoints = vec![0];
-        let newlines = index_newlines(text.as_bytes(), &mut checkpoints);
+        let mut lines = Lines::default();
+        lines.feed(text.as_bytes());
+        lines.finish()
+    }
+}
+
+/// A line index made as the bytes pass, a block at a time.
+#[derive(Debug)]
+pub struct Lines {
+    checkpoints: Vec<u64>,
+    newlines: u64,
+    bytes: u64,
+    last: Option<u8>,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines { checkpoints: vec![0], newlines: 0, bytes: 0, last: None }
+    }
+}
+
+impl Lines {
+    /// Counts the lines of the next block.
+    pub fn feed(&mut self, block: &[u8]) {
+        self.newlines = index_newlines(block, self.newlines, self.bytes, &mut self.checkpoints);
+        self.bytes += block.len() as u64;
+        self.last = block.last().copied().or(self.last);
+    }
+
+    /// The index of what was fed.
+    pub fn finish(mut self) -> LineIndex {
         // A final newline ends the last line rather than starting an empty one.
-        let lines = newlines + 1 - u64::from(text.ends_with('\n'));
-        if checkpoints.last() == Some(&text.len()) && !text.is_empty() {
-            checkpoints.pop();
+        let lines = self.newlines + 1 - u64::from(self.last == Some(b'\n'));
+        if self.checkpoints.last() == Some(&self.bytes) && self.bytes > 0 {
+            self.checkpoints.pop();
         }
-        LineIndex { checkpoints, lines: lines.max(1) }
+        LineIndex { checkpoints: self.checkpoints, lines: lines.max(1) }
+    }
+}
+
+impl LineIndex {
+    /// The bytes that hold lines `[from, to]` (at most `cap` of them) and the number of the
+    /// first line they start with: what the page reads back from a streamed file.
+    pub fn span(&self, from: u64, to: u64, cap: u64) -> (u64, u64, u64) {
+        let k = ((from.max(1) - 1) / STEP) as usize;
+        let start = self.checkpoints[k.min(self.checkpoints.len() - 1)];
+        let end = self.checkpoints.get((to / STEP) as usize + 1).copied().unwrap_or(u64::MAX);
+        (start, end.min(start + cap), k.min(self.checkpoints.len() - 1) as u64 * STEP + 1)
     }
 }
 
@@ -101,6 +145,19 @@ impl Source {
         Source::Text { text, index: std::cell::OnceCell::new() }
     }
 
+    /// A source for a file read a block at a time.
+    pub fn stream(index: LineIndex) -> Source {
+        Source::Stream { index, loaded: Default::default() }
+    }
+
+    /// Hands a streamed source the bytes the page read back from the file: lines from
+    /// `first` on (the last one may be cut).
+    pub fn load(&self, first: u64, bytes: &[u8]) {
+        if let Source::Stream { loaded, .. } = self {
+            *loaded.borrow_mut() = (first, String::from_utf8_lossy(bytes).into_owned());
+        }
+    }
+
     /// Lines `[from, to]` (1-based, inclusive) of the input, or of a cell's output text.
     pub fn lines(&self, cell: Option<u32>, from: u64, to: u64) -> Vec<(u64, String)> {
         let clean = |s: &str| {
@@ -121,7 +178,7 @@ impl Source {
                 }
                 // From the checkpoint before `from`, a line at a time.
                 let k = ((from - 1) / STEP) as usize;
-                let mut pos = checkpoints[k];
+                let mut pos = checkpoints[k] as usize;
                 let mut out = Vec::new();
                 for no in k as u64 * STEP + 1..=to {
                     let end = memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i);
@@ -131,6 +188,12 @@ impl Source {
                     pos = (end + 1).min(text.len());
                 }
                 out
+            }
+            Source::Stream { index, loaded } => {
+                let (first, text) = &*loaded.borrow();
+                let to = to.min(index.lines);
+                let numbered = text.split('\n').zip(*first..);
+                numbered.filter(|(_, no)| (from..=to).contains(no)).map(|(l, no)| (no, clean(l))).collect()
             }
             Source::Cells(cells) => {
                 let Some(c) = cells.iter().find(|c| Some(c.index) == cell) else { return Vec::new() };
@@ -148,6 +211,7 @@ impl Source {
     pub fn line_count(&self, cell: Option<u32>) -> u64 {
         match self {
             Source::Text { text, index } => index.get_or_init(|| LineIndex::of(text)).lines,
+            Source::Stream { index, .. } => index.lines,
             Source::Cells(cells) => {
                 cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).count() as u64)
             }
@@ -158,27 +222,27 @@ impl Source {
 /// Lines between the checkpoints a text source keeps.
 const STEP: u64 = 64;
 
-/// Counts the newlines of `b`, and pushes the offset after every [`STEP`]-th one.
+/// Counts the newlines of `b` on from `n` (those before it), and pushes the offset after every
+/// [`STEP`]-th one (`b` starts at offset `base`); returns the count.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
-    let mut n = 0u64;
+fn index_newlines(b: &[u8], mut n: u64, base: u64, checkpoints: &mut Vec<u64>) -> u64 {
     for i in memchr::memchr_iter(b'\n', b) {
         n += 1;
         if n.is_multiple_of(STEP) {
-            checkpoints.push(i + 1);
+            checkpoints.push(base + i as u64 + 1);
         }
     }
     n
 }
 
-/// Counts the newlines of `b`, and pushes the offset after every [`STEP`]-th one, 16 bytes
-/// at a time. (memchr's iterator starts a search per newline, which costs more than the
-/// search when lines are short: 40 ms for the 2.5 million lines of a 200 MB log.)
+/// Counts the newlines of `b` on from `n`, and pushes the offset after every [`STEP`]-th one
+/// (`b` starts at offset `base`), 16 bytes at a time. (memchr's iterator starts a search per
+/// newline, which costs more than the search when lines are short: 40 ms for the 2.5 million
+/// lines of a 200 MB log.)
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
+fn index_newlines(b: &[u8], mut n: u64, base: u64, checkpoints: &mut Vec<u64>) -> u64 {
     use core::arch::wasm32::*;
     let nl = u8x16_splat(b'\n');
-    let mut n = 0u64;
     let mut i = 0;
     while i + 16 <= b.len() {
         // SAFETY: i + 16 <= b.len(): the load stays inside `b`; no alignment is required.
@@ -191,7 +255,7 @@ fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
             while bits != 0 {
                 n += 1;
                 if n.is_multiple_of(STEP) {
-                    checkpoints.push(i + bits.trailing_zeros() as usize + 1);
+                    checkpoints.push(base + (i + bits.trailing_zeros() as usize + 1) as u64);
                 }
                 bits &= bits - 1;
             }
@@ -201,7 +265,7 @@ fn index_newlines(b: &[u8], checkpoints: &mut Vec<usize>) -> u64 {
     for (j, _) in b[i..].iter().enumerate().filter(|(_, &c)| c == b'\n') {
         n += 1;
         if n.is_multiple_of(STEP) {
-            checkpoints.push(i + j + 1);
+            checkpoints.push(base + (i + j + 1) as u64);
         }
     }
     n
@@ -248,7 +312,7 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
 
 fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang: Lang) -> Vec<MapEntry> {
     match source {
-        Source::Text { .. } => {
+        Source::Text { .. } | Source::Stream { .. } => {
             let total = source.line_count(None).max(1);
             let bins = total.min(MAP_BINS);
             (0..bins)
@@ -319,10 +383,12 @@ pub fn marks(report: &Report) -> Vec<(Target, Mark)> {
     v
 }
 
+/// The lines a window shows before its place, and after.
+pub const BEFORE: u64 = 8;
+pub const AFTER: u64 = 16;
+
 /// Lines around `target`: a few before, more after, each with its mark.
 pub fn window(report: &Report, source: &Source, target: Target) -> Vec<WindowLine> {
-    const BEFORE: u64 = 8;
-    const AFTER: u64 = 16;
     let marks = marks(report);
     let from = target.line.saturating_sub(BEFORE).max(1);
     let to = target.line + AFTER;
@@ -402,7 +468,7 @@ pub fn initial_target(report: &Report) -> Option<Target> {
 pub fn where_(report: &Report, source: &Source, t: Target) -> String {
     let execution_count = match source {
         Source::Cells(cells) => cells.iter().find(|c| Some(c.index) == t.cell).and_then(|c| c.execution_count),
-        Source::Text { .. } => None,
+        Source::Text { .. } | Source::Stream { .. } => None,
     };
     let at = crate::report::Location { line: t.line, cell: t.cell, output: None, execution_count, runtime_log: t.log };
     location(report.lang, &at)
@@ -461,6 +527,29 @@ mod tests {
     use crate::{analyze_notebook, analyze_text, Options};
 
     const LOG: &str = "step 1\nstep 2\n../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    total += loss.item()\nRuntimeError: CUDA error: device-side assert triggered\nafter 1\n";
+
+    #[test]
+    fn a_line_index_made_a_block_at_a_time_is_the_whole_texts_and_its_spans_hold_the_lines() {
+        let text: String = (1..=1000).map(|i| format!("line {i}\n")).collect::<String>() + "last, no newline";
+        let whole = LineIndex::of(&text);
+        for size in [1, 7, 100, 4096] {
+            let mut lines = Lines::default();
+            text.as_bytes().chunks(size).for_each(|c| lines.feed(c));
+            let index = lines.finish();
+            assert_eq!((&index.checkpoints, index.lines), (&whole.checkpoints, whole.lines), "blocks of {size}");
+        }
+        assert_eq!(whole.lines, 1001);
+        // The window around line 500 from the bytes the span names, as from the kept text.
+        let (start, end, first) = whole.span(500 - BEFORE, 500 + AFTER, 1 << 20);
+        let streamed = Source::stream(LineIndex::of(&text));
+        streamed.load(first, &text.as_bytes()[start as usize..end as usize]);
+        let kept = Source::text(text.clone());
+        assert_eq!(streamed.lines(None, 492, 516), kept.lines(None, 492, 516));
+        assert_eq!(streamed.lines(None, 492, 516).len(), 25);
+        // At most `cap` bytes: the lines past it are not there.
+        let (start, end, _) = whole.span(1, 30, 50);
+        assert_eq!((start, end), (0, 50));
+    }
 
     #[test]
     fn windows_mark_the_first_assert_and_its_echoes() {

@@ -8,7 +8,7 @@
 //! the input so that the page's view can show any part of it (`map`, `window`).
 
 use crate::input::{self, Cell};
-use crate::pipeline::{self, Options};
+use crate::pipeline::{self, Options, TextAnalyzer};
 use crate::report::Report;
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
@@ -279,14 +279,91 @@ struct State {
 #[derive(Default)]
 pub struct Session {
     state: Option<State>,
+    stream: Option<Streaming>,
 }
+
+/// A file being read a block at a time.
+struct Streaming {
+    analyzer: TextAnalyzer,
+    lines: view::Lines,
+    opts: Options,
+    /// The file's first bytes, for its key.
+    head: Vec<u8>,
+}
+
+/// The bytes a window of a streamed file is read back from, at most.
+const SPAN_CAP: u64 = 4 << 20;
 
 #[wasm_bindgen]
 impl Session {
     /// An empty session.
     #[wasm_bindgen(constructor)]
     pub fn new() -> Session {
-        Session { state: None }
+        Session::default()
+    }
+
+    /// Begins reading a file a block at a time (`feedStream`, then `finishStream`): memory
+    /// stays bounded whatever its size, and the report is the one of the whole text.
+    #[wasm_bindgen(js_name = beginStream)]
+    pub fn begin_stream(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
+    ) -> Result<(), JsError> {
+        let opts = options(&opts)?;
+        let mut analyzer = TextAnalyzer::new();
+        analyzer.runtime_log(&opts);
+        self.state = None;
+        self.stream = Some(Streaming { analyzer, lines: view::Lines::default(), opts, head: Vec::new() });
+        Ok(())
+    }
+
+    /// Reads the file's next block; returns the line of the earliest device-side assert read
+    /// so far (the report decides, at the end).
+    #[wasm_bindgen(js_name = feedStream)]
+    pub fn feed_stream(&mut self, block: &[u8]) -> Result<Option<f64>, JsError> {
+        let s = self.stream.as_mut().ok_or_else(|| JsError::new("no stream begun"))?;
+        s.analyzer.feed(block);
+        s.lines.feed(block);
+        let room = (1usize << 20).saturating_sub(s.head.len()).min(block.len());
+        s.head.extend_from_slice(&block[..room]);
+        Ok(s.analyzer.assert_seen().map(|l| l as f64))
+    }
+
+    /// Ends the file and returns its report; its lines are read back for a window
+    /// (`windowSpan`, `loadLines`).
+    #[wasm_bindgen(js_name = finishStream, unchecked_return_type = "Report")]
+    pub fn finish_stream(&mut self) -> Result<JsValue, JsError> {
+        let s = self.stream.take().ok_or_else(|| JsError::new("no stream begun"))?;
+        let report = s.analyzer.finish(&s.opts);
+        let key = format!("{}{:x}", view::fingerprint(&s.head), report.input.bytes);
+        self.keep(Source::stream(s.lines.finish()), s.opts, report, key)
+    }
+
+    /// For a streamed file: `[start, end, first]`, the bytes to read back for the window
+    /// around `line` (the page's first place without one) and the number of the line they
+    /// start with; `null` when the input is kept (or the window is of the runtime log).
+    #[wasm_bindgen(js_name = windowSpan)]
+    pub fn window_span(&self, line: Option<f64>, log: Option<bool>) -> Option<Vec<f64>> {
+        let s = self.state.as_ref()?;
+        let Source::Stream { index, .. } = &s.source else { return None };
+        let t = line.map(|l| (l.max(1.0) as u64, log.unwrap_or(false))).or_else(|| {
+            let t = view::initial_target(&s.report)?;
+            Some((t.line, t.log))
+        });
+        let (line, log) = t?;
+        if log && s.log.is_some() {
+            return None;
+        }
+        let (start, end, first) = index.span(line.saturating_sub(view::BEFORE), line + view::AFTER, SPAN_CAP);
+        Some(vec![start as f64, end as f64, first as f64])
+    }
+
+    /// Hands a streamed file's bytes read back for a window: lines from `first` on.
+    #[wasm_bindgen(js_name = loadLines)]
+    pub fn load_lines(&self, first: f64, bytes: &[u8]) {
+        if let Some(s) = &self.state {
+            s.source.load(first as u64, bytes);
+        }
     }
 
     /// Analyses a log and keeps it.
@@ -368,6 +445,8 @@ impl Session {
         let mut report = match &s.source {
             Source::Text { text, .. } => pipeline::analyze_text(text, o),
             Source::Cells(cells) => pipeline::analyze_cells(cells, o),
+            // Nothing of it is kept: the page reads the file again.
+            Source::Stream { .. } => return Err(JsError::new("a streamed file is read again in another language")),
         };
         report.input.format = s.format.clone();
         s.report = report;

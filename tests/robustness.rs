@@ -124,6 +124,28 @@ fn random_bytes_never_panic() {
 }
 
 #[test]
+fn a_stream_in_blocks_of_any_size_gives_the_whole_texts_report_byte_for_byte() {
+    // As the page's worker reads a large file (and the CLI a mapped one): blocks of 1 byte,
+    // 7 bytes, 64 KB and 4 MB, each report's JSON the same as the whole text's.
+    let mut compared = 0;
+    for (name, bytes) in fixtures() {
+        let Ok(whole) = analyze_bytes(&bytes, None, &Options::default()) else { continue };
+        if whole.input.format == "notebook" || whole.input.format == "cells" {
+            continue;
+        }
+        let want = first_assert::report_json::json(&whole);
+        for size in [1, 7, 64 << 10, 4 << 20] {
+            let mut a = TextAnalyzer::new();
+            bytes.chunks(size).for_each(|c| a.feed(c));
+            let got = first_assert::report_json::json(&a.finish(&Options::default()));
+            assert!(got == want, "{name} in blocks of {size} bytes: the report differs");
+        }
+        compared += 1;
+    }
+    assert!(compared >= 60, "only {compared} inputs compared");
+}
+
+#[test]
 fn chunking_does_not_change_the_report() {
     // A streamed input split anywhere gives the same report as the whole text.
     let mut rng = Rng(7);

@@ -6,9 +6,13 @@
 import { startEngine } from "./engine.js";
 import { ReportView } from "./report-view.js";
 
-/** The largest input the page reads (the engine streams; the page also keeps the input to
- * show any line of it). Bigger logs: the command-line tool. */
+/** The largest input the page reads whole: a notebook (parsed whole), a paste, a log of at most
+ * STREAM_FROM. A log file larger than that is read a block at a time in the worker, whatever
+ * its size. */
 const MAX_BYTES = 100 * 1024 * 1024;
+/** Log files larger than this are read a block at a time (the worker's memory stays bounded;
+ * progress and Cancel shown); smaller ones whole (the GB18030 check needs every byte). */
+const STREAM_FROM = 16 * 1024 * 1024;
 /** Quiet time after the last keystroke before analysing typed or pasted text. */
 const DEBOUNCE_MS = 150;
 /** A larger box is analysed after a longer pause (typing in it must not wait on the engine). */
@@ -223,11 +227,16 @@ async function show(analyse, origin = "", reveal = false, bytes = 0, input = nul
   sharedSeen = null;
   const mine = ++generation;
   const working = setTimeout(() => {
-    if (mine === generation) status(fill("page_reading", { mb: (bytes / 1048576).toFixed(1) }), "working");
+    if (mine === generation && $("progress").hidden) status(fill("page_reading", { mb: (bytes / 1048576).toFixed(1) }), "working");
   }, WORKING_MS);
   try {
     const answer = await analyse(options());
     if (mine !== generation) return null;
+    if (answer.cancelled) {
+      clearReport();
+      status(fill("page_cancelled"));
+      return null;
+    }
     const report = answer.report;
     view.show(report, engine.session(answer), catalogues[lang]);
     announce(origin, report);
@@ -245,7 +254,35 @@ async function show(analyse, origin = "", reveal = false, bytes = 0, input = nul
     return null;
   } finally {
     clearTimeout(working);
+    if (mine === generation) $("progress").hidden = true;
   }
+}
+
+/** Shows a file's reading as it goes: "Reading 212 of 572 MB…", a bar, and the line of the
+ * first device-side assert once one has passed (the verdict settles at the end). */
+function progress({ read, total, seen }) {
+  $("progress").hidden = false;
+  $("progress-bar").max = total;
+  $("progress-bar").value = read;
+  const text = fill("page_progress", { read: Math.round(read / 1048576), total: Math.round(total / 1048576) });
+  $("progress-text").textContent = seen == null ? text : `${text} ${fill("page_progress_seen", { line: seen.toLocaleString(lang === "zh" ? "zh-CN" : "en") })}`;
+  status("");
+}
+
+/** Whether a file is a log the worker can read a block at a time: UTF-8 text, not a notebook
+ * or a cell list (parsed whole) and not UTF-16. */
+async function streamable(file) {
+  if (file.size <= STREAM_FROM || /\.(ipynb|json)$/i.test(file.name)) return false;
+  const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || head.includes(0)) return false;
+  return !/^(\ufeff)?\s*[[{]/.test(decoder.decode(head.subarray(0, 256)));
+}
+
+/** A large log file, read a block at a time in the worker. */
+function streamFile(file) {
+  $("log").value = "";
+  const origin = `${file.name} · ${Math.round(file.size / 1048576)} MB`;
+  return show((o) => engine.analyzeFile(file, o, progress), origin, true, file.size, null);
 }
 
 function analyseBytes(bytes, name, origin, reveal = false) {
@@ -292,6 +329,7 @@ function clearReport() {
   last = null;
   inputHost = null;
   generation++;
+  $("progress").hidden = true;
   engine.reset().catch(() => {});
   view.show(null);
   const r = $("report");
@@ -308,8 +346,9 @@ function clearReport() {
 async function openFile(file) {
   if (!file) return;
   if (file.type.startsWith("image/")) return status(fill("page_image"), "error");
-  if (file.size > MAX_BYTES) return tooLarge(file.size);
   try {
+    if (await streamable(file)) return await streamFile(file);
+    if (file.size > MAX_BYTES) return tooLarge(file.size);
     let bytes = new Uint8Array(await file.arrayBuffer());
     let origin = `${file.name} · ${Math.max(1, Math.round(file.size / 1024))} KB`;
     const gb = fromGb18030(bytes);
@@ -349,8 +388,9 @@ async function setLang(l) {
   store()?.setItem(LANG_KEY, l);
   applyTexts();
   try {
-    const answer = await engine.setLang(l);
-    if (answer) {
+    const answer = await engine.setLang(l, progress);
+    $("progress").hidden = true;
+    if (answer && !answer.cancelled) {
       view.show(answer.report, engine.session(answer), catalogues[l]);
       announce(last?.origin, answer.report);
     }
@@ -406,6 +446,7 @@ function wire() {
     openFile(e.target.files?.[0]);
     e.target.value = ""; // the same file again is a new request
   });
+  $("cancel").addEventListener("click", () => engine.cancel().catch(() => {}));
   $("clear").addEventListener("click", () => {
     $("log").value = "";
     clearReport();
@@ -650,6 +691,8 @@ async function boot() {
   // The worker compiles the engine while the page fetches its texts and wires itself: the page
   // is interactive before the engine answers (requests wait in the worker's queue).
   engine = startEngine();
+  // A test's hook: the engine's linear memory in bytes (the most it has held).
+  globalThis.firstAssertMemory = () => engine.memory();
   const texts = fetchTexts(lang);
   const versioned = engine.version().then((v) => {
     engineVersion = v;

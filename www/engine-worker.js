@@ -1,6 +1,9 @@
 // The engine in a Web Worker, so that a large input never freezes the page: the package
 // (pkg/) and one Session, answering the page's requests (engine.js) one at a time. Each
-// request is one call of the package; nothing is decided here.
+// request is one call of the package; nothing is decided here. A large log file is read a
+// block at a time (`file`): the package's memory stays bounded whatever its size, progress
+// goes to the page as the blocks pass, `cancel` stops the reading, and a window's lines are
+// read back from the file.
 
 import init, { Session, version, setCatalogue } from "./pkg/first_assert.js";
 
@@ -8,10 +11,65 @@ const encoder = new TextEncoder();
 let session = null;
 /** The same input read again with what reads as quoted counted, after a clean verdict. */
 let quoted = null;
-const ready = init().then(() => {
+/** The package's linear memory (its size is the most it ever held: it only grows). */
+let memory = null;
+const ready = init().then((wasm) => {
+  memory = wasm.memory;
   session = new Session();
   quoted = new Session();
 });
+
+/** The page hears of a file's reading every this many bytes. */
+const BLOCK = 4 << 20;
+/** The file the session read a block at a time (its windows are read back from it), and its
+ * options. */
+let streamed = null;
+/** Counts readings: a reading whose number is no longer this one was cancelled, or another
+ * request took the session, and it stops at its next block. */
+let reading = 0;
+
+/** Reads `file` a block at a time (as its stream gives them, each handed to the engine and let
+ * go); posts `{ id, progress: { read, total, seen } }` (`seen`: the line of the earliest
+ * device-side assert so far) every BLOCK bytes. */
+async function stream(id, file, opts) {
+  const mine = ++reading;
+  streamed = null;
+  session.beginStream(opts);
+  let seen = null;
+  // The file's own stream: the browser reads ahead while the engine reads what came.
+  const reader = file.stream().getReader();
+  let read = 0;
+  let told = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (mine !== reading) {
+      reader.cancel().catch(() => {});
+      return { cancelled: true };
+    }
+    if (done) break;
+    seen = session.feedStream(value) ?? seen;
+    read += value.length;
+    if (read - told >= BLOCK || read === file.size) {
+      told = read;
+      self.postMessage({ id, progress: { read, total: file.size, seen } });
+    }
+  }
+  const report = session.finishStream();
+  streamed = { file, opts };
+  // (The second reading, with what reads as quoted counted, is left out: a file this size is
+  // a run's log, not a pasted excerpt.)
+  return answer(session, report);
+}
+
+/** A window's lines: for a streamed file, its bytes are read back first. */
+async function windowOf(s, { cell, line, log }) {
+  const span = s === session && streamed ? s.windowSpan(line ?? undefined, log ?? undefined) : null;
+  if (span) {
+    const [start, end, first] = span;
+    s.loadLines(first, new Uint8Array(await streamed.file.slice(start, Math.min(end, streamed.file.size)).arrayBuffer()));
+  }
+  return s.window(cell ?? undefined, line ?? undefined, log ?? undefined);
+}
 
 /** A report and what the view needs of the session beside it (the map, the checklist's key). */
 const answer = (s, report) => ({ report, key: s.storageKey() ?? null, map: report.verdict === "clean" ? [] : s.map() });
@@ -29,17 +87,34 @@ function result(report, again) {
 
 const requests = {
   version: () => version(),
+  file: ({ file, opts }, id) => stream(id, file, opts),
+  cancel: () => {
+    reading++;
+    return null;
+  },
+  memory: () => memory.buffer.byteLength,
   catalogue: ({ json }) => setCatalogue(json),
-  bytes: ({ bytes, name, opts }) =>
-    result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true })),
+  bytes: ({ bytes, name, opts }) => {
+    streamed = null;
+    reading++;
+    return result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true }));
+  },
   text: ({ text, opts }) => requests.bytes({ bytes: encoder.encode(text), name: null, opts }),
-  cells: ({ cells, opts }) => result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true })),
-  lang: ({ lang }) => {
+  cells: ({ cells, opts }) => {
+    streamed = null;
+    reading++;
+    return result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true }));
+  },
+  lang: ({ lang }, id) => {
+    // A streamed file is read again: nothing of it was kept.
+    if (streamed) return stream(id, streamed.file, { ...streamed.opts, lang });
     const report = session.setLang(lang);
     return report ? result(report, (s) => s.setLang(lang)) : null;
   },
-  window: ({ cell, line, log, alt }) => (alt ? quoted : session).window(cell ?? undefined, line, log),
+  window: (args) => windowOf(args.alt ? quoted : session, args),
   reset: () => {
+    streamed = null;
+    reading++;
     session.free();
     quoted.free();
     session = new Session();
@@ -53,7 +128,7 @@ self.addEventListener("message", async (e) => {
   try {
     await ready;
     if (!Object.hasOwn(requests, op)) throw new Error(`unknown request ${op}`);
-    self.postMessage({ id, value: requests[op](args ?? {}) });
+    self.postMessage({ id, value: await requests[op](args ?? {}, id) });
   } catch (err) {
     self.postMessage({ id, error: err?.message ?? String(err) });
   }

@@ -18,9 +18,10 @@ class Engine {
     this.next = 1;
     this.pending = new Map();
     worker.addEventListener("message", (e) => {
-      const { id, value, error } = e.data ?? {};
+      const { id, value, error, progress } = e.data ?? {};
       const p = this.pending.get(id);
       if (!p) return;
+      if (progress) return p.onProgress?.(progress);
       this.pending.delete(id);
       if (error !== undefined) p.reject(new Error(error));
       else p.resolve(value);
@@ -33,10 +34,10 @@ class Engine {
     });
   }
 
-  call(op, args = {}) {
+  call(op, args = {}, onProgress = null) {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, onProgress });
       this.worker.postMessage({ id, op, args });
     });
   }
@@ -55,6 +56,23 @@ class Engine {
     return this.call("bytes", { bytes, name, opts });
   }
 
+  /** A log file read a block at a time in the worker (its memory stays bounded whatever the
+   * size): `onProgress({ read, total, seen })` after each block (`seen`: the line of the
+   * earliest device-side assert so far); resolves to the answer, or `{ cancelled: true }`. */
+  analyzeFile(file, opts, onProgress) {
+    return this.call("file", { file, opts }, onProgress);
+  }
+
+  /** Stops a file's reading (its request resolves to `{ cancelled: true }`). */
+  cancel() {
+    return this.call("cancel");
+  }
+
+  /** The engine's linear memory, in bytes: the most it has held (a test's hook). */
+  memory() {
+    return this.call("memory");
+  }
+
   /** Text as the bytes of a file (UTF-8, encoded in the worker). */
   analyzeText(text, opts) {
     return this.call("text", { text, opts });
@@ -64,9 +82,10 @@ class Engine {
     return this.call("cells", { cells, opts });
   }
 
-  /** The last input's report in another language (null before any analysis). */
-  setLang(lang) {
-    return this.call("lang", { lang });
+  /** The last input's report in another language (null before any analysis; a streamed file
+   * is read again, with `onProgress` as for `analyzeFile`). */
+  setLang(lang, onProgress = null) {
+    return this.call("lang", { lang }, onProgress);
   }
 
   window(cell, line, log = false, alt = false) {

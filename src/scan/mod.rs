@@ -228,6 +228,14 @@ impl Scanner {
         }
     }
 
+    /// The line of the earliest device-side assert read so far (a kernel record, a host
+    /// error): what a reader shows while the rest is read. The report decides.
+    pub fn assert_seen(&self) -> Option<u64> {
+        let f = &self.rec.facts;
+        let host = f.host.iter().filter(|h| matches!(h.kind, HostKind::DeviceAssert)).map(|h| &h.loc);
+        f.sites.iter().map(|s| &s.first.loc).chain(host).min_by_key(|l| l.order).map(|l| l.at.line)
+    }
+
     /// Ends the input and returns what was found.
     pub fn finish(mut self) -> Facts {
         if !self.src.utf8_tail.is_empty() {
