@@ -387,9 +387,8 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     // A runtime log goes where its kernel lines were printed: while the first cell that
     // reports a device-side assert ran (else after the last cell).
     let mut log = log_rows(opts);
-    let failing = log
-        .as_ref()
-        .and_then(|_| run_order.iter().position(|c| read(c) && c.outputs.iter().any(|o| reports_assert(&o.text))));
+    let asserts = |c: &Cell| read(c) && c.outputs.iter().any(|o| rerun::reports_assert(&o.text));
+    let failing = log.as_ref().and_then(|_| run_order.iter().position(|c| asserts(c)));
     for (run, c) in run_order.iter().enumerate() {
         if failing == Some(run) {
             if let Some((info, rows)) = log.take() {
@@ -427,10 +426,4 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
     }
     ctx.checks = checks::run(&run_order);
     diagnose::diagnose(s.finish(), &ctx, nb.format, opts.lang)
-}
-
-/// Whether an output reports a device-side assert in one of the host's usual words (a cheap
-/// look, to place a runtime log; the scan decides).
-fn reports_assert(text: &str) -> bool {
-    rerun::ASSERT_WORDS.iter().any(|k| text.contains(k))
 }

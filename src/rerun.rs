@@ -31,19 +31,24 @@ pub fn read(cells: &[Cell]) -> Rerun {
     let Some((_, from)) = probe else { return Rerun::default() };
     let count = |c: &Cell| c.execution_count.filter(|_| !c.outputs.is_empty());
     let caught = cells.iter().filter_map(|c| count(c).filter(|&n| n >= from && has(c, &["FirstAssertError"]))).max();
-    let error = |c: &Cell| c.outputs.iter().any(|o| o.kind == "error") || has(c, &ASSERT_WORDS);
+    let asserts = |c: &Cell| c.outputs.iter().any(|o| reports_assert(&o.text));
+    let error = |c: &Cell| c.outputs.iter().any(|o| o.kind == "error") || asserts(c);
     let superseded = cells
         .iter()
         .filter(|c| error(c))
-        .filter(|c| count(c).is_some_and(|n| n < from || caught.is_some_and(|k| n > k) && has(c, &ASSERT_WORDS)))
+        .filter(|c| count(c).is_some_and(|n| n < from || caught.is_some_and(|k| n > k) && asserts(c)))
         .map(|c| c.index)
         .collect();
     Rerun { probe, superseded }
 }
 
-/// A device-side assert in one of the host's usual words (a cheap look: the scan decides).
-pub const ASSERT_WORDS: [&str; 5] =
-    ["device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"];
+/// Whether an output reports a device-side assert in one of the host's usual words (a cheap
+/// look, to place a runtime log or tell an old run's output: the scan decides).
+pub fn reports_assert(text: &str) -> bool {
+    ["device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"]
+        .iter()
+        .any(|k| text.contains(k))
+}
 
 #[cfg(test)]
 mod tests {
