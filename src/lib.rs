@@ -38,10 +38,10 @@
 //! | ---: | --- | --- |
 //! | 0 | [`lang`], [`json`], [`re`], `order`, `memo`, [`sanitize`], [`runtime_log`], [`find`] | leaves: languages, the JSON reader, one regex syntax on two engines, the keyword search |
 //! | 1 | [`report`], `text::msg` | the report contract; the message keys |
-//! | 2 | [`facts`], [`input`] | what the scan observed; the inputs' shapes and how to read them ([`input::sniff`]) |
+//! | 2 | [`facts`], [`input`], [`findings`] | what the scan observed; the inputs' shapes and how to read them ([`input::sniff`]); what the diagnosis decided, in no language |
 //! | 3 | [`rules`] | the rule data (`rules/*.toml`) and the choice of a cause |
 //! | 4 | [`text`], [`scan`], [`checks`], `code` | the texts in both languages; the streaming scanner; checks on a notebook's cells; reading Python source |
-//! | 5 | `diagnose`, `checklist`, [`probe`] | from facts (and the input's context, [`facts::InputContext`]) to a [`Report`] |
+//! | 5 | `diagnose`, [`words`], [`probe`] | from facts (and the input's context, [`facts::InputContext`]) to [`findings::Findings`]; the one pass that words them as a [`Report`] (the checklist and the probe cell among them) |
 //! | 6 | `pipeline` | from an input to a report: the entry points re-exported here |
 //! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`] | what a report becomes: text, Markdown, the page's items, the rules page, JSON |
 //! | 8 | `wasm` | the WebAssembly binding (the command line is the binary beside the library) |
@@ -53,6 +53,7 @@ pub mod checks;
 pub mod docs;
 pub mod facts;
 pub mod find;
+pub mod findings;
 pub mod input;
 pub mod json;
 pub mod lang;
@@ -74,17 +75,18 @@ pub mod view;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-mod checklist;
 mod code;
 mod diagnose;
 mod order;
 mod pipeline;
 pub mod probe;
 mod rerun;
+pub mod words;
 
 pub use input::{Cell, InputError, Notebook, Output};
 pub use pipeline::{
-    analyze_bytes, analyze_bytes_keeping, analyze_cells, analyze_notebook, analyze_text, Decoded, Options, TextAnalyzer,
+    analyze_bytes, analyze_bytes_keeping, analyze_cells, analyze_notebook, analyze_text, diagnose_bytes_keeping,
+    diagnose_cells, diagnose_text, Decoded, Options, TextAnalyzer,
 };
 pub use report::*;
 pub use text::{Lang, Msg};

@@ -1,14 +1,16 @@
 //! The pipeline: from an input to a report. It decides how the input is read
 //! ([`crate::input::sniff`]), hands a log to the scanner as it arrives or a notebook's cells in
-//! the order they ran (with the runtime log where its kernel lines were printed), and asks
-//! `diagnose` for the report.
+//! the order they ran (with the runtime log where its kernel lines were printed), asks
+//! `diagnose` for the findings and `words` for the report. The `diagnose_*` entry points stop at
+//! the findings, for a caller that words them again in another language (the page's session).
 
 use crate::facts::{self, CellSource, InputContext};
+use crate::findings::Findings;
 use crate::input::{self, Cell, InputError, Notebook, Sniff};
 use crate::lang::Lang;
 use crate::report::Report;
 use crate::scan::Scanner;
-use crate::{checks, diagnose, order, rerun, runtime_log};
+use crate::{checks, diagnose, order, rerun, runtime_log, words};
 
 /// How to analyse.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,22 +70,32 @@ fn log_rows(opts: &Options) -> Option<(facts::LogInfo, Vec<runtime_log::Row>)> {
 
 /// Analyses a log held in memory.
 pub fn analyze_text(text: &str, opts: &Options) -> Report {
+    words::report(diagnose_text(text, opts), opts.lang)
+}
+
+/// The findings of a log held in memory ([`analyze_text`] before the words).
+pub fn diagnose_text(text: &str, opts: &Options) -> Findings {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
     a.feed_text(text);
-    a.finish(opts)
+    a.finish_findings(opts)
 }
 
 /// Analyses a notebook (nbformat 4) or a cell list given as JSON text.
 pub fn analyze_notebook(json: &str, opts: &Options) -> Result<Report, InputError> {
     let nb = input::parse_notebook(json)?;
-    Ok(analyze_parsed(&nb, opts))
+    Ok(words::report(diagnose_parsed(&nb, opts), opts.lang))
 }
 
 /// Analyses cells already in the engine's shape.
 pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
-    analyze_parsed(&Notebook { format: "cells", cells: cells.to_vec(), host: None }, opts)
+    words::report(diagnose_cells(cells, opts), opts.lang)
+}
+
+/// The findings of cells already in the engine's shape ([`analyze_cells`] before the words).
+pub fn diagnose_cells(cells: &[Cell], opts: &Options) -> Findings {
+    diagnose_parsed(&Notebook { format: "cells", cells: cells.to_vec(), host: None }, opts)
 }
 
 /// Analyses bytes of unknown kind: a notebook or cell list when it looks like one (or the
@@ -93,7 +105,7 @@ pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> R
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
     match classify(bytes, file_name)? {
-        Kind::Notebook(nb) => return Ok(analyze_parsed(&nb, opts)),
+        Kind::Notebook(nb) => return Ok(words::report(diagnose_parsed(&nb, opts), opts.lang)),
         Kind::Utf16(text) => a.feed(text.as_bytes()),
         Kind::Utf8(bytes) => a.feed(bytes),
     }
@@ -116,13 +128,23 @@ pub fn analyze_bytes_keeping(
     file_name: Option<&str>,
     opts: &Options,
 ) -> Result<(Report, Decoded), InputError> {
+    let (findings, decoded) = diagnose_bytes_keeping(bytes, file_name, opts)?;
+    Ok((words::report(findings, opts.lang), decoded))
+}
+
+/// The findings of [`analyze_bytes_keeping`], before the words.
+pub fn diagnose_bytes_keeping(
+    bytes: Vec<u8>,
+    file_name: Option<&str>,
+    opts: &Options,
+) -> Result<(Findings, Decoded), InputError> {
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
     match classify(&bytes, file_name)? {
-        Kind::Notebook(nb) => return Ok((analyze_parsed(&nb, opts), Decoded::Notebook(nb))),
+        Kind::Notebook(nb) => return Ok((diagnose_parsed(&nb, opts), Decoded::Notebook(nb))),
         Kind::Utf16(text) => {
             a.feed(text.as_bytes());
-            return Ok((a.finish(opts), Decoded::Text(text)));
+            return Ok((a.finish_findings(opts), Decoded::Text(text)));
         }
         Kind::Utf8(_) => {}
     }
@@ -133,8 +155,8 @@ pub fn analyze_bytes_keeping(
     // The scanner checks the bytes as it reads them (where they are not plain ASCII): valid
     // text is kept as it is, else with the invalid sequences replaced.
     a.feed(&bytes);
-    let (report, valid) = a.finish_checked(opts);
-    Ok((report, Decoded::Text(kept_text(bytes, valid))))
+    let (findings, valid) = a.finish_checked(opts);
+    Ok((findings, Decoded::Text(kept_text(bytes, valid))))
 }
 
 /// The text of a log's bytes: as they are when `valid` (the scanner found them all UTF-8),
@@ -335,12 +357,17 @@ impl TextAnalyzer {
 
     /// Ends the input and returns the report.
     pub fn finish(self, opts: &Options) -> Report {
+        words::report(self.finish_findings(opts), opts.lang)
+    }
+
+    /// Ends the input and returns the findings ([`TextAnalyzer::finish`] before the words).
+    pub fn finish_findings(self, opts: &Options) -> Findings {
         self.finish_checked(opts).0
     }
 
-    /// Ends the input and returns the report, and whether every byte fed was UTF-8 (UTF-16
+    /// Ends the input and returns the findings, and whether every byte fed was UTF-8 (UTF-16
     /// input never is).
-    fn finish_checked(mut self, opts: &Options) -> (Report, bool) {
+    fn finish_checked(mut self, opts: &Options) -> (Findings, bool) {
         if self.encoding.is_none() {
             self.decide();
         }
@@ -365,11 +392,11 @@ impl TextAnalyzer {
         // A runtime log given as the input, rather than beside it.
         let format = if facts.runtime_log.is_some() && opts.runtime_log.is_none() { "runtime_log" } else { "text" };
         let ctx = InputContext { host: self.host, ..InputContext::default() };
-        (diagnose::diagnose(facts, &ctx, format, opts.lang), valid)
+        (diagnose::diagnose(facts, &ctx, format), valid)
     }
 }
 
-fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
+fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
     let mut s = Scanner::new();
     s.count_quoted(opts.count_quoted);
     let mut ctx = InputContext {
@@ -425,5 +452,5 @@ fn analyze_parsed(nb: &Notebook, opts: &Options) -> Report {
         s.runtime_log(info, &rows);
     }
     ctx.checks = checks::run(&run_order);
-    diagnose::diagnose(s.finish(), &ctx, nb.format, opts.lang)
+    diagnose::diagnose(s.finish(), &ctx, nb.format)
 }

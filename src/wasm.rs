@@ -7,11 +7,13 @@
 //! which analyses and keeps
 //! the input so that the page's view can show any part of it (`map`, `window`).
 
+use crate::findings::{Findings, Keys};
 use crate::input::{self, Cell};
 use crate::pipeline::{self, Options, TextAnalyzer};
 use crate::report::Report;
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
+use crate::words;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -265,10 +267,12 @@ struct State {
     source: Source,
     /// The runtime log read beside the input, for windows into it.
     log: Option<Source>,
-    /// The options of the analysis, to analyse again in another language.
+    /// The options of the analysis.
     opts: Options,
-    format: String,
+    /// The report, and what its words are made from beyond its fields: another language words
+    /// it again.
     report: Report,
+    keys: Keys,
     key: String,
 }
 
@@ -334,9 +338,9 @@ impl Session {
     #[wasm_bindgen(js_name = finishStream, unchecked_return_type = "Report")]
     pub fn finish_stream(&mut self) -> Result<JsValue, JsError> {
         let s = self.stream.take().ok_or_else(|| JsError::new("no stream begun"))?;
-        let report = s.analyzer.finish(&s.opts);
-        let key = format!("{}{:x}", view::fingerprint(&s.head), report.input.bytes);
-        self.keep(Source::stream(s.lines.finish()), s.opts, report, key)
+        let findings = s.analyzer.finish_findings(&s.opts);
+        let key = format!("{}{:x}", view::fingerprint(&s.head), findings.report.input.bytes);
+        self.keep(Source::stream(s.lines.finish()), s.opts, findings, key)
     }
 
     /// For a streamed file: `[start, end, first]`, the bytes to read back for the window
@@ -374,9 +378,9 @@ impl Session {
         #[wasm_bindgen(unchecked_param_type = "AnalyzeOptions")] opts: JsValue,
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
-        let report = pipeline::analyze_text(&text, &o);
+        let findings = pipeline::diagnose_text(&text, &o);
         let key = view::fingerprint(text.as_bytes());
-        self.keep(Source::text(text), o, report, key)
+        self.keep(Source::text(text), o, findings, key)
     }
 
     /// Analyses a notebook or a cell list given as JSON text, and keeps its cells.
@@ -402,13 +406,13 @@ impl Session {
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
         let key = view::fingerprint(&bytes);
-        let (report, decoded) = pipeline::analyze_bytes_keeping(bytes, file_name.as_deref(), &o)
+        let (findings, decoded) = pipeline::diagnose_bytes_keeping(bytes, file_name.as_deref(), &o)
             .map_err(|e| JsError::new(&e.message(o.lang)))?;
         let source = match decoded {
             pipeline::Decoded::Notebook(nb) => Source::Cells(nb.cells),
             pipeline::Decoded::Text(text) => Source::text(text),
         };
-        self.keep(source, o, report, key)
+        self.keep(source, o, findings, key)
     }
 
     /// Analyses cells given as JavaScript objects, and keeps them.
@@ -420,9 +424,9 @@ impl Session {
     ) -> Result<JsValue, JsError> {
         let o = options(&opts)?;
         let (cells, format, json) = cells_from(cells)?;
-        let mut report = pipeline::analyze_cells(&cells, &o);
-        report.input.format = format.into();
-        self.keep(Source::Cells(cells), o, report, view::fingerprint(json.as_bytes()))
+        let mut findings = pipeline::diagnose_cells(&cells, &o);
+        findings.report.input.format = format.into();
+        self.keep(Source::Cells(cells), o, findings, view::fingerprint(json.as_bytes()))
     }
 
     /// The current report (`null` before any analysis).
@@ -434,22 +438,15 @@ impl Session {
         }
     }
 
-    /// Analyses the kept input again in another language.
+    /// The same report in another language: the kept findings worded again (nothing is
+    /// analysed again, and a streamed file is not read again).
     #[wasm_bindgen(js_name = setLang, unchecked_return_type = "Report | null")]
     pub fn set_lang(&mut self, lang: &str) -> Result<JsValue, JsError> {
         let l = Lang::from_tag(lang).ok_or_else(|| JsError::new(&format!("unknown language `{lang}`")))?;
         texts_ready(l)?;
         let Some(s) = self.state.as_mut() else { return Ok(JsValue::NULL) };
         s.opts.lang = l;
-        let o = &s.opts;
-        let mut report = match &s.source {
-            Source::Text { text, .. } => pipeline::analyze_text(text, o),
-            Source::Cells(cells) => pipeline::analyze_cells(cells, o),
-            // Nothing of it is kept: the page reads the file again.
-            Source::Stream { .. } => return Err(JsError::new("a streamed file is read again in another language")),
-        };
-        report.input.format = s.format.clone();
-        s.report = report;
+        words::word(&mut s.report, &s.keys, l);
         self.report()
     }
 
@@ -511,11 +508,12 @@ impl Session {
         self.state.as_ref().map(|s| s.key.clone())
     }
 
-    fn keep(&mut self, source: Source, opts: Options, report: Report, key: String) -> Result<JsValue, JsError> {
+    fn keep(&mut self, source: Source, opts: Options, findings: Findings, key: String) -> Result<JsValue, JsError> {
+        let Findings { mut report, keys } = findings;
+        words::word(&mut report, &keys, opts.lang);
         let js = to_js(&report)?;
         let log = opts.runtime_log.clone().map(Source::text);
-        let format = report.input.format.clone();
-        self.state = Some(State { source, log, opts, format, report, key: format!("first-assert:steps:{key}") });
+        self.state = Some(State { source, log, opts, report, keys, key: format!("first-assert:steps:{key}") });
         Ok(js)
     }
 }

@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 2: what was observed, and the inputs' shapes.
     ("facts", 2),
     ("input", 2),
+    ("findings", 2),
     // 3: the rules (data, and the choice of a cause).
     ("rules", 3),
     // 4: the texts, the scanner, the checks on a notebook's cells, reading Python source.
@@ -36,9 +37,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("scan", 4),
     ("checks", 4),
     ("code", 4),
-    // 5: from facts to a report.
+    // 5: from facts to findings, and the findings worded as a report.
     ("diagnose", 5),
-    ("checklist", 5),
+    ("words", 5),
     ("probe", 5),
     // 6: from an input to a report.
     ("pipeline", 6),
@@ -459,11 +460,11 @@ fn the_checker_passes_what_it_should_and_refuses_the_rest() {
 fn the_cycle_check_finds_a_cycle_inside_a_layer() {
     let files = vec![
         ("src/diagnose.rs".to_string(), "diagnose".to_string(), mask("use crate::probe::x;")),
-        ("src/probe.rs".to_string(), "probe".to_string(), mask("use crate::checklist::y;")),
-        ("src/checklist.rs".to_string(), "checklist".to_string(), mask("use crate::diagnose::z;")),
+        ("src/probe.rs".to_string(), "probe".to_string(), mask("use crate::words::y;")),
+        ("src/words/mod.rs".to_string(), "words".to_string(), mask("use crate::diagnose::z;")),
     ];
     let (p, edges) = check(&files);
     assert!(p.is_empty(), "{p:?}");
     let c = cycle(&edges).expect("a cycle");
-    assert!(c.contains("diagnose") && c.contains("probe") && c.contains("checklist"), "{c}");
+    assert!(c.contains("diagnose") && c.contains("probe") && c.contains("words"), "{c}");
 }

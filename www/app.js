@@ -693,6 +693,8 @@ async function boot() {
   engine = startEngine();
   // A test's hook: the engine's linear memory in bytes (the most it has held).
   globalThis.firstAssertMemory = () => engine.memory();
+  // Another: what the worker has done (analyses begun, bytes of files read).
+  globalThis.firstAssertWork = () => engine.work();
   const texts = fetchTexts(lang);
   const versioned = engine.version().then((v) => {
     engineVersion = v;

@@ -13,6 +13,8 @@ let session = null;
 let quoted = null;
 /** The package's linear memory (its size is the most it ever held: it only grows). */
 let memory = null;
+/** What the worker has done (a test's hook): analyses begun, and bytes of files read. */
+const work = { analyses: 0, fileBytes: 0 };
 const ready = init().then((wasm) => {
   memory = wasm.memory;
   session = new Session();
@@ -34,6 +36,7 @@ let reading = 0;
 async function stream(id, file, opts) {
   const mine = ++reading;
   streamed = null;
+  work.analyses++;
   session.beginStream(opts);
   let seen = null;
   // The file's own stream: the browser reads ahead while the engine reads what came.
@@ -49,6 +52,7 @@ async function stream(id, file, opts) {
     if (done) break;
     seen = session.feedStream(value) ?? seen;
     read += value.length;
+    work.fileBytes += value.length;
     if (read - told >= BLOCK || read === file.size) {
       told = read;
       self.postMessage({ id, progress: { read, total: file.size, seen } });
@@ -93,23 +97,27 @@ const requests = {
     return null;
   },
   memory: () => memory.buffer.byteLength,
+  work: () => ({ ...work }),
   catalogue: ({ json }) => setCatalogue(json),
   bytes: ({ bytes, name, opts }) => {
     streamed = null;
     reading++;
-    return result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true }));
+    work.analyses++;
+    return result(session.analyzeBytes(bytes, name ?? undefined, opts), (s) => (work.analyses++, s.analyzeBytes(bytes, name ?? undefined, { ...opts, countQuoted: true })));
   },
   text: ({ text, opts }) => requests.bytes({ bytes: encoder.encode(text), name: null, opts }),
   cells: ({ cells, opts }) => {
     streamed = null;
     reading++;
-    return result(session.analyzeCells(cells, opts), (s) => s.analyzeCells(cells, { ...opts, countQuoted: true }));
+    work.analyses++;
+    return result(session.analyzeCells(cells, opts), (s) => (work.analyses++, s.analyzeCells(cells, { ...opts, countQuoted: true })));
   },
-  lang: ({ lang }, id) => {
-    // A streamed file is read again: nothing of it was kept.
-    if (streamed) return stream(id, streamed.file, { ...streamed.opts, lang });
+  lang: ({ lang }) => {
+    // The session words what it found again: nothing is analysed again, and a streamed file is
+    // not read again.
     const report = session.setLang(lang);
-    return report ? result(report, (s) => s.setLang(lang)) : null;
+    if (!report) return null;
+    return streamed ? answer(session, report) : result(report, (s) => s.setLang(lang));
   },
   window: (args) => windowOf(args.alt ? quoted : session, args),
   reset: () => {

@@ -73,6 +73,12 @@ class Engine {
     return this.call("memory");
   }
 
+  /** What the worker has done: `{ analyses, fileBytes }`, analyses begun and bytes of files
+   * read (a test's hook). */
+  work() {
+    return this.call("work");
+  }
+
   /** Text as the bytes of a file (UTF-8, encoded in the worker). */
   analyzeText(text, opts) {
     return this.call("text", { text, opts });
@@ -82,8 +88,8 @@ class Engine {
     return this.call("cells", { cells, opts });
   }
 
-  /** The last input's report in another language (null before any analysis; a streamed file
-   * is read again, with `onProgress` as for `analyzeFile`). */
+  /** The last input's report in another language (null before any analysis): what the engine
+   * found, worded again; nothing is analysed or read again. */
   setLang(lang, onProgress = null) {
     return this.call("lang", { lang }, onProgress);
   }

@@ -14,8 +14,7 @@ pub(super) fn cause(
     first_host: Option<&HostHit>,
     raised_tb: Option<&Traceback>,
     stack: Option<&Stack>,
-    lang: Lang,
-) -> Cause {
+) -> (Cause, Option<usize>) {
     let input = rule_input(facts, ctx, first_kernel, raised_tb, first_host, stack);
     let decisions = ruleset().decide(&input);
     let prior = Prior::of(&input, user_line(raised_tb));
@@ -23,17 +22,16 @@ pub(super) fn cause(
     // usual ones as candidates.
     let blind = decisions.is_empty() && prior.seen.is_empty();
     let mut ranked = rank(decisions, &prior).into_iter().peekable();
-    let mut cause = match ranked.next_if(|_| !blind) {
+    let (mut cause, site) = match ranked.next_if(|_| !blind) {
         Some(top) => {
             let basis = basis(&top);
             let evidence = top.decision.map_or_else(|| prior.evidence_for(top.rule), |d| d.evidence);
-            let mut c = cause_from(Decision { rule: top.rule, confidence: top.share, evidence }, first_kernel, lang);
-            c.basis = basis;
-            c
+            let (c, site) = cause_from(Decision { rule: top.rule, confidence: top.share, evidence }, first_kernel);
+            (Cause { basis, ..c }, site)
         }
         None => {
             let rule = ruleset().index(NO_EVIDENCE_RULE).expect("the no-evidence rule exists");
-            cause_from(Decision { rule, confidence: 0.0, evidence: Vec::new() }, first_kernel, lang)
+            cause_from(Decision { rule, confidence: 0.0, evidence: Vec::new() }, first_kernel)
         }
     };
     cause.candidates = ranked
@@ -45,7 +43,7 @@ pub(super) fn cause(
                 category: r.category,
                 rule: r.id.to_string(),
                 confidence: hundredths(k.share),
-                title: r.texts(lang).title.to_string(),
+                title: String::new(),
                 evidence: k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence),
             }
         })
@@ -56,19 +54,22 @@ pub(super) fn cause(
         cause.confidence = scale(cause.confidence);
         cause.candidates.iter_mut().for_each(|c| c.confidence = scale(c.confidence));
     }
-    cause
+    (cause, site)
 }
 
 /// A confirmed cause: the rule of the op the probe or the CPU caught, at certainty, with the
 /// error line as its evidence.
-pub(super) fn confirmed_cause(c: &confirm::Confirmed, lang: Lang) -> Cause {
+pub(super) fn confirmed_cause(c: &confirm::Confirmed) -> Cause {
     let e = &c.confirmation;
-    let evidence =
-        Evidence { scope: "confirmation".into(), text: e.text.clone(), matched: e.value.clone(), at: c.at, place: String::new() };
-    let mut cause = cause_from(Decision { rule: c.rule, confidence: 1.0, evidence: vec![evidence] }, None, lang);
-    cause.basis = Basis::Confirmed;
-    cause.confidence = 1.0;
-    cause
+    let evidence = Evidence {
+        scope: "confirmation".into(),
+        text: e.text.clone(),
+        matched: e.value.clone(),
+        at: c.at,
+        place: String::new(),
+    };
+    let (cause, _) = cause_from(Decision { rule: c.rule, confidence: 1.0, evidence: vec![evidence] }, None);
+    Cause { basis: Basis::Confirmed, confidence: 1.0, ..cause }
 }
 
 /// The user's line that raised: the innermost frame of the user's own code.
@@ -85,14 +86,12 @@ fn hundredths(p: f32) -> f64 {
     f64::from((p.min(0.99) * 100.0).round()) / 100.0
 }
 
-pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) -> Cause {
-    let rs = ruleset();
-    let r = &rs.rules[d.rule];
-    let t = r.texts(lang);
-    // The op behind the exact site, when the rule lists one (the site with the same function
-    // first: several kernels share a condition); else the rule's ops.
-    let mut ops: Vec<String> = Vec::new();
-    if let Some(k) = kernel {
+/// The cause a decision names, its words left to `words`; with a kernel record, the rule's site
+/// it matched (the site with the same function first: several kernels share a condition), whose
+/// op the report names.
+pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>) -> (Cause, Option<usize>) {
+    let r = &ruleset().rules[d.rule];
+    let site = kernel.and_then(|k| {
         let file = k.site.file_name();
         let cond = k.site.condition.as_deref().map(crate::rules::condition_key);
         let same = |s: &&crate::rules::SiteDef| {
@@ -101,33 +100,28 @@ pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>, lang: Lang) ->
                 && s.condition.map(crate::rules::condition_key) == cond
         };
         let func = k.site.name.as_deref().or(k.site.function.as_deref());
-        let site = r
-            .sites
+        r.sites
             .iter()
             .enumerate()
             .filter(|(_, s)| same(s))
             .find(|(_, s)| s.function.is_some() && s.function == func)
-            .or_else(|| r.sites.iter().enumerate().find(|(_, s)| same(s)));
-        if let Some(op) = site.and_then(|(i, _)| t.site_ops.get(i)).filter(|o| !o.is_empty()) {
-            ops.push(op.clone());
-        }
-    }
-    if ops.is_empty() {
-        ops = t.ops.to_vec();
-    }
-    Cause {
+            .or_else(|| r.sites.iter().enumerate().find(|(_, s)| same(s)))
+            .map(|(i, _)| i)
+    });
+    let cause = Cause {
         category: r.category,
         rule: r.id.to_string(),
         confidence: hundredths(d.confidence),
         basis: Basis::None,
-        title: t.title.to_string(),
-        summary: t.summary.to_string(),
-        why: t.why.to_string(),
-        fix: t.fix.to_string(),
-        check: t.check.to_string(),
-        snippet: Some(t.snippet).filter(|s| !s.is_empty()).map(str::to_string),
-        ops,
+        title: String::new(),
+        summary: String::new(),
+        why: String::new(),
+        fix: String::new(),
+        check: String::new(),
+        snippet: None,
+        ops: Vec::new(),
         evidence: d.evidence,
         candidates: Vec::new(),
-    }
+    };
+    (cause, site)
 }

@@ -72,7 +72,6 @@ pub(super) fn echoes(
     first: Option<&HostHit>,
     first_loc: Option<Loc>,
     first_device_order: Option<u64>,
-    lang: Lang,
 ) -> (Vec<Echo>, u64, Vec<OtherError>) {
     let mut echoes = Vec::new();
     let mut echo_count = 0u64;
@@ -105,7 +104,7 @@ pub(super) fn echoes(
                     at: h.loc.at,
                     place: String::new(),
                     exception: h.exception.clone(),
-                    explanation: other_explanation(k).text(lang).to_string(),
+                    explanation: String::new(),
                 });
             }
         }

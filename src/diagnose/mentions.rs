@@ -35,8 +35,7 @@ pub(super) fn set_aside(facts: &mut Facts) -> Vec<HostHit> {
 }
 
 /// The note that says why the text reads clean: where the first mention is.
-pub(super) fn note(mentions: &[HostHit], lang: Lang) -> Option<Note> {
+pub(super) fn note(mentions: &[HostHit]) -> Option<NoteFinding> {
     let first = mentions.first()?;
-    let text = Msg::NoteMentionedOnly.fill(lang, &[("at", &location(lang, &first.loc.at))]);
-    Some(Note { id: "mentioned_only".into(), text })
+    Some(NoteFinding { id: "mentioned_only", msg: Msg::NoteMentionedOnly, args: vec![("at", Arg::At(first.loc.at))] })
 }

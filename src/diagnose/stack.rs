@@ -16,48 +16,21 @@ fn innocent_op(r: &RaisedAt) -> Option<String> {
     innocent_line(code).then(|| code.trim().to_string())
 }
 
-pub(super) fn stack(
-    facts: &Facts,
-    ctx: &InputContext,
-    first: Option<Loc>,
-    raised: Option<&RaisedAt>,
-    lang: Lang,
-) -> Stack {
+/// Whether the traceback can be trusted, and why (`words` explains it).
+pub(super) fn stack(facts: &Facts, ctx: &InputContext, first: Option<Loc>, raised: Option<&RaisedAt>) -> Stack {
     let async_note = !facts.async_notes.is_empty();
     let (launch_blocking, at) = launch_blocking(facts, ctx, first, async_note);
     let innocent = raised.and_then(innocent_op);
     let has_frames = raised.is_some_and(|r| !r.frames.is_empty());
     let trustworthy = launch_blocking == LaunchBlocking::Set && !async_note && innocent.is_none() && has_frames;
-    let explanation = if trustworthy {
-        Msg::StackTrusted.text(lang).to_string()
-    } else {
-        let mut parts = Vec::new();
-        match launch_blocking {
-            LaunchBlocking::SetAfterImport => parts.push(Msg::StackSetAfterImport.text(lang).to_string()),
-            LaunchBlocking::SetAfterCuda => parts.push(Msg::StackSetAfterCuda.text(lang).to_string()),
-            LaunchBlocking::Ignored => parts.push(Msg::StackIgnored.text(lang).to_string()),
-            _ => {}
-        }
-        if let Some(op) = &innocent {
-            parts.push(Msg::StackInnocent.fill(lang, &[("op", op)]));
-        } else if async_note {
-            parts.push(Msg::StackAsync.text(lang).to_string());
-        } else if !has_frames {
-            parts.push(Msg::StackNoTraceback.text(lang).to_string());
-        } else {
-            parts.push(Msg::StackUnsure.text(lang).to_string());
-        }
-        // Pushed, not `join`: the package then has no copy of `join` for `String` (1.2 KB).
-        let mut text = String::new();
-        for p in &parts {
-            if !text.is_empty() && lang != Lang::Zh {
-                text.push(' ');
-            }
-            text.push_str(p);
-        }
-        text
-    };
-    Stack { trustworthy, async_note, launch_blocking, launch_blocking_at: at, innocent_op: innocent, explanation }
+    Stack {
+        trustworthy,
+        async_note,
+        launch_blocking,
+        launch_blocking_at: at,
+        innocent_op: innocent,
+        explanation: String::new(),
+    }
 }
 
 /// What is known about `CUDA_LAUNCH_BLOCKING` before the first assert.

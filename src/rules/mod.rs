@@ -23,6 +23,9 @@ use crate::re;
 use crate::report::{self, KernelSite, Location};
 use std::sync::OnceLock;
 
+/// The id of the rule used when a device-side assert shows no evidence of its cause.
+pub const NO_EVIDENCE_RULE: &str = "no-evidence";
+
 /// Strength of a kernel site found in a rule's site table (condition and file agree).
 pub const SITE_EXACT: f32 = 1.0;
 /// Strength of a site whose condition is known but whose file differs (a renamed file).

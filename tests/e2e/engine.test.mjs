@@ -95,6 +95,33 @@ test("the package and the CLI give the same report on every input", () => {
   assert.equal(compared, files.length * 2);
 });
 
+test("another language words the session's findings again: the report, map and window of an analysis in that language", () => {
+  let compared = 0;
+  for (const file of inputs()) {
+    const bytes = readFileSync(file);
+    const fresh = new pkg.Session();
+    const s = new pkg.Session();
+    try {
+      let en;
+      try {
+        en = s.analyzeBytes(bytes, path.basename(file), { lang: "en" });
+      } catch {
+        continue; // refused: nothing to word
+      }
+      const zh = fresh.analyzeBytes(bytes, path.basename(file), { lang: "zh" });
+      assert.deepEqual(s.setLang("zh"), zh, `${path.basename(file)}: en, then zh`);
+      assert.deepEqual(s.map(), fresh.map(), `${path.basename(file)}: the map in zh`);
+      assert.deepEqual(s.window(), fresh.window(), `${path.basename(file)}: the window in zh`);
+      assert.deepEqual(s.setLang("en"), en, `${path.basename(file)}: back to en`);
+      compared++;
+    } finally {
+      s.free();
+      fresh.free();
+    }
+  }
+  assert.ok(compared >= 80, `only ${compared} inputs compared`);
+});
+
 test("a log fed in blocks of any size (1 byte, 7 bytes, 64 KB, 4 MB) gives the whole text's report, byte for byte; its windows are read back from the bytes", () => {
   let compared = 0;
   for (const file of inputs()) {

@@ -112,11 +112,17 @@ test("the 600 MB log dropped on the page is read the same way", { timeout: 300_0
   await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, want.headline);
   assert.match(await firstLine(page), /Assertion `t >= 0 && t < n_classes` failed\./);
   assert.ok((await page.evaluate(() => window.firstAssertMemory())) <= 64 * MB);
-  // Another language: nothing of the file was kept, so it is read again, with its progress.
+  // Another language: the engine words what it found again; the file is neither analysed nor
+  // read again (the window's lines are read back, a few KB).
   const zh = cliReport(big, "zh");
+  const before = await page.evaluate(() => window.firstAssertWork());
   await page.selectOption("#lang", "zh");
   await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, zh.headline);
   assert.match(await firstLine(page), /Assertion `t >= 0 && t < n_classes` failed\./);
+  const after = await page.evaluate(() => window.firstAssertWork());
+  assert.equal(after.analyses, before.analyses, "a language switch analyses nothing again");
+  assert.equal(after.fileBytes, before.fileBytes, "a language switch reads nothing of the file again");
+  assert.equal(await page.locator("[data-testid=read-progress-text]").isVisible(), false);
   assert.deepEqual(log.errors, []);
   await ctx.close();
 });

@@ -1,6 +1,6 @@
 //! The restart-and-isolate checklist, tailored to the cause and to what the input shows.
 
-use crate::report::{Category, Cause, LaunchBlocking, Probe, Stack, Step, Verdict};
+use crate::report::{Category, Cause, Confirmation, LaunchBlocking, Probe, Stack, Step, Verdict};
 use crate::text::{Lang, Msg};
 
 /// What the checklist is tailored to.
@@ -10,6 +10,8 @@ pub struct Context<'a> {
     /// True for notebooks and cell lists (cells to rerun), false for plain logs.
     pub notebook: bool,
     pub cause: Option<&'a Cause>,
+    /// With the verdict `confirmed`: the error that confirmed the cause.
+    pub confirmation: Option<&'a Confirmation>,
     pub stack: Option<&'a Stack>,
     /// The kind of the first CUDA error that is not an assert, if any.
     pub other: Option<&'a str>,
@@ -41,8 +43,8 @@ pub fn steps(c: &Context<'_>) -> Vec<Step> {
 /// what follows it are left.
 fn confirmed_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
-    let probe = c.cause.is_some_and(|c| c.evidence.first().is_some_and(|e| e.text.contains("FirstAssertError")));
-    let done = |id: &str, title: Msg, body: Msg| step(id, title.text(l).into(), body.text(l).into(), None, true);
+    let probe = c.confirmation.is_some_and(|c| c.source == "probe");
+    let done = |id: &str, title: Msg, body: Msg| Step { done: true, ..said(l, id, title, body, None) };
     let mut v = vec![done("restart", Msg::StepRestartTitle, Msg::StepRestartBody)];
     if probe {
         v.push(done("launch_blocking", Msg::StepLaunchBlockingTitle, Msg::StepLaunchBlockingDone));
@@ -53,14 +55,20 @@ fn confirmed_steps(c: &Context<'_>) -> Vec<Step> {
     }
     v.push(Step { done: true, ..rerun(c) });
     let fix = c.cause.map(|c| c.fix.clone()).filter(|f| !f.is_empty());
-    v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix.unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into()), None, false));
-    v.push(step("restart_again", Msg::StepRestartAgainTitle.text(l).into(), Msg::StepRestartAgainBody.text(l).into(), None, false));
+    v.push(step(
+        "fix",
+        Msg::StepFixTitle.text(l).into(),
+        fix.unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into()),
+        None,
+        false,
+    ));
+    v.push(said(l, "restart_again", Msg::StepRestartAgainTitle, Msg::StepRestartAgainBody, None));
     let (title, body) = if probe {
         (Msg::StepRemoveProbeTitle, Msg::StepRemoveProbeBody)
     } else {
         (Msg::StepRemoveLbTitle, Msg::StepRemoveLbBody)
     };
-    v.push(step(if probe { "remove_probe" } else { "remove_launch_blocking" }, title.text(l).into(), body.text(l).into(), None, false));
+    v.push(said(l, if probe { "remove_probe" } else { "remove_launch_blocking" }, title, body, None));
     v
 }
 
@@ -68,28 +76,20 @@ fn step(id: &str, title: String, body: String, code: Option<&str>, done: bool) -
     Step { id: id.to_string(), title, body, code: code.map(str::to_string), done }
 }
 
+/// A step whose title, body and code are messages of the catalogue, not done.
+fn said(l: Lang, id: &str, title: Msg, body: Msg, snippet: Option<Msg>) -> Step {
+    step(id, title.text(l).into(), body.text(l).into(), snippet.map(|m| code(m, l)), false)
+}
+
 fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let mut v = Vec::new();
     let category = c.cause.map(|c| c.category).unwrap_or(Category::Unknown);
     if c.runtime_log_step {
-        v.push(step(
-            "runtime_log",
-            Msg::StepRuntimeLogTitle.text(l).into(),
-            Msg::StepRuntimeLogBody.text(l).into(),
-            None,
-            false,
-        ));
+        v.push(said(l, "runtime_log", Msg::StepRuntimeLogTitle, Msg::StepRuntimeLogBody, None));
     }
-    v.push(step(
-        "restart",
-        Msg::StepRestartTitle.text(l).into(),
-        if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody }
-            .text(l)
-            .into(),
-        None,
-        false,
-    ));
+    let restart = if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody };
+    v.push(said(l, "restart", Msg::StepRestartTitle, restart, None));
     let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
     let lb_body = match lb {
         LaunchBlocking::Set => Msg::StepLaunchBlockingDone,
@@ -98,16 +98,11 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         }
         LaunchBlocking::NotSet => Msg::StepLaunchBlockingBody,
     };
-    v.push(step(
-        "launch_blocking",
-        Msg::StepLaunchBlockingTitle.text(l).into(),
-        lb_body.text(l).into(),
-        Some(code(Msg::SnippetLaunchBlocking, l)),
-        lb == LaunchBlocking::Set,
-    ));
+    let step_lb = said(l, "launch_blocking", Msg::StepLaunchBlockingTitle, lb_body, Some(Msg::SnippetLaunchBlocking));
+    v.push(Step { done: lb == LaunchBlocking::Set, ..step_lb });
     if let Some(p) = c.probe {
         let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
-        v.push(step("probe", Msg::StepProbeTitle.text(l).into(), body.text(l).into(), Some(&p.code), false));
+        v.push(Step { code: Some(p.code.clone()), ..said(l, "probe", Msg::StepProbeTitle, body, None) });
     }
     v.push(rerun(c));
     v.push(step(
@@ -127,33 +122,15 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         let body = if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() };
         v.push(step("inspect", Msg::StepInspectTitle.text(l).into(), body, cause.snippet.as_deref(), false));
     }
-    v.push(step(
-        "cpu",
-        Msg::StepCpuTitle.text(l).into(),
-        Msg::StepCpuBody.text(l).into(),
-        Some(code(Msg::SnippetCpu, l)),
-        false,
-    ));
+    v.push(said(l, "cpu", Msg::StepCpuTitle, Msg::StepCpuBody, Some(Msg::SnippetCpu)));
     let fix = c
         .cause
         .map(|c| c.fix.clone())
         .filter(|f| !f.is_empty())
         .unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
     v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix, None, false));
-    v.push(step(
-        "restart_again",
-        Msg::StepRestartAgainTitle.text(l).into(),
-        Msg::StepRestartAgainBody.text(l).into(),
-        None,
-        false,
-    ));
-    v.push(step(
-        "remove_launch_blocking",
-        Msg::StepRemoveLbTitle.text(l).into(),
-        Msg::StepRemoveLbBody.text(l).into(),
-        None,
-        false,
-    ));
+    v.push(said(l, "restart_again", Msg::StepRestartAgainTitle, Msg::StepRestartAgainBody, None));
+    v.push(said(l, "remove_launch_blocking", Msg::StepRemoveLbTitle, Msg::StepRemoveLbBody, None));
     v
 }
 
@@ -166,7 +143,7 @@ fn unreadable_steps(c: &Context<'_>) -> Vec<Step> {
         ("download_notebook", Msg::StepDownloadTitle, Msg::StepDownloadBody),
         ("paste_error", Msg::StepPasteTitle, Msg::StepPasteBody),
     ] {
-        v.push(step(id, title.text(l).into(), body.text(l).into(), None, false));
+        v.push(said(l, id, title, body, None));
     }
     v
 }
@@ -178,88 +155,49 @@ fn rerun(c: &Context<'_>) -> Step {
     } else {
         (Msg::StepRerunScriptTitle, Msg::StepRerunScriptBody)
     };
-    step("rerun", title.text(l).into(), body.text(l).into(), None, false)
+    said(l, "rerun", title, body, None)
 }
+
+/// The step another CUDA error gets after the restart, by its kind: the kinds, the step's id,
+/// title, body and code.
+const OTHER_STEPS: &[(&[&str], &str, Msg, Msg, Msg)] = &[
+    (&["out_of_memory"], "reduce_memory", Msg::StepOomTitle, Msg::StepOomBody, Msg::SnippetOom),
+    (
+        &["no_kernel_image", "invalid_device_function"],
+        "match_build",
+        Msg::StepNoKernelTitle,
+        Msg::StepNoKernelBody,
+        Msg::SnippetNoKernel,
+    ),
+    (
+        &[
+            "no_device",
+            "invalid_device_ordinal",
+            "driver_too_old",
+            "no_cuda_build",
+            "ecc_error",
+            "launch_timeout",
+            "device_busy",
+        ],
+        "check_gpu",
+        Msg::StepGpuTitle,
+        Msg::StepGpuBody,
+        Msg::SnippetGpu,
+    ),
+    (&["cuda_fork"], "spawn", Msg::StepForkTitle, Msg::StepForkBody, Msg::SnippetFork),
+    (&["device_mismatch"], "same_device", Msg::StepSameDeviceTitle, Msg::StepSameDeviceBody, Msg::SnippetSameDevice),
+    (&["nccl"], "nccl_debug", Msg::StepNcclTitle, Msg::StepNcclBody, Msg::SnippetNccl),
+];
 
 fn other_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let kind = c.other.unwrap_or("cuda_error");
-    let mut v = vec![step(
-        "restart",
-        Msg::StepRestartTitle.text(l).into(),
-        Msg::StepRestartOtherBody.text(l).into(),
-        None,
-        false,
-    )];
-    match kind {
-        "out_of_memory" => {
-            v.push(step(
-                "reduce_memory",
-                Msg::StepOomTitle.text(l).into(),
-                Msg::StepOomBody.text(l).into(),
-                Some(code(Msg::SnippetOom, l)),
-                false,
-            ));
-        }
-        "no_kernel_image" | "invalid_device_function" => {
-            v.push(step(
-                "match_build",
-                Msg::StepNoKernelTitle.text(l).into(),
-                Msg::StepNoKernelBody.text(l).into(),
-                Some(code(Msg::SnippetNoKernel, l)),
-                false,
-            ));
-        }
-        "no_device"
-        | "invalid_device_ordinal"
-        | "driver_too_old"
-        | "no_cuda_build"
-        | "ecc_error"
-        | "launch_timeout"
-        | "device_busy" => {
-            v.push(step(
-                "check_gpu",
-                Msg::StepGpuTitle.text(l).into(),
-                Msg::StepGpuBody.text(l).into(),
-                Some(code(Msg::SnippetGpu, l)),
-                false,
-            ));
-        }
-        "cuda_fork" => {
-            v.push(step(
-                "spawn",
-                Msg::StepForkTitle.text(l).into(),
-                Msg::StepForkBody.text(l).into(),
-                Some(code(Msg::SnippetFork, l)),
-                false,
-            ));
-        }
-        "device_mismatch" => {
-            v.push(step(
-                "same_device",
-                Msg::StepSameDeviceTitle.text(l).into(),
-                Msg::StepSameDeviceBody.text(l).into(),
-                Some(code(Msg::SnippetSameDevice, l)),
-                false,
-            ));
-        }
-        "nccl" => {
-            v.push(step(
-                "nccl_debug",
-                Msg::StepNcclTitle.text(l).into(),
-                Msg::StepNcclBody.text(l).into(),
-                Some(code(Msg::SnippetNccl, l)),
-                false,
-            ));
-        }
-        _ => {
-            v.push(step(
-                "launch_blocking",
-                Msg::StepLaunchBlockingTitle.text(l).into(),
-                Msg::StepLaunchBlockingOtherBody.text(l).into(),
-                Some(code(Msg::SnippetLaunchBlocking, l)),
-                false,
-            ));
+    let mut v = vec![said(l, "restart", Msg::StepRestartTitle, Msg::StepRestartOtherBody, None)];
+    match OTHER_STEPS.iter().find(|(kinds, ..)| kinds.contains(&kind)) {
+        Some(&(_, id, title, body, code)) => v.push(said(l, id, title, body, Some(code))),
+        None => {
+            let lb_body = Msg::StepLaunchBlockingOtherBody;
+            v.push(said(l, "launch_blocking", Msg::StepLaunchBlockingTitle, lb_body, Some(Msg::SnippetLaunchBlocking)));
             v.push(rerun(c));
         }
     }
