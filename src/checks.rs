@@ -7,7 +7,7 @@
 //!   (`num_classes = 10`, `num_labels=10`, `n_classes`, `nc`): a class id of 10 with 10
 //!   classes is past the last class (labels that start at 1, a head one class short).
 
-use crate::input::Cell;
+use crate::input::{Cell, CellType, OutputKind};
 use crate::report::Location;
 
 pub use crate::rules::check_ids::IDS;
@@ -31,7 +31,7 @@ pub fn run(cells: &[&Cell]) -> Vec<Finding> {
     let mut count: Option<i64> = None;
     let mut labels: Option<(i64, String, Location)> = None;
     for c in cells {
-        if c.cell_type == "markdown" || c.cell_type == "raw" {
+        if c.cell_type != CellType::Code {
             continue;
         }
         // The last assignment in run order is the one in effect.
@@ -43,7 +43,7 @@ pub fn run(cells: &[&Cell]) -> Vec<Finding> {
         let about_labels = contains_any(&c.source, LABEL_WORDS);
         let mut line_no = 0u64;
         for (oi, o) in c.outputs.iter().enumerate() {
-            if o.kind == "error" || o.name.as_deref() == Some("stderr") {
+            if o.kind == OutputKind::Error || o.name.as_deref() == Some("stderr") {
                 line_no += o.text.lines().count().max(1) as u64;
                 continue;
             }
@@ -176,9 +176,9 @@ mod tests {
         Cell {
             index,
             execution_count: Some(i64::from(index) + 1),
-            cell_type: "code".into(),
+            cell_type: CellType::Code,
             source: source.into(),
-            outputs: vec![Output { kind: "stream".into(), name: Some("stdout".into()), text: printed.into() }],
+            outputs: vec![Output { kind: OutputKind::Stream, name: Some("stdout".into()), text: printed.into() }],
         }
     }
 

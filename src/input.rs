@@ -23,6 +23,7 @@
 //! notebook's `cells` array is itself a valid cell list.
 
 use crate::json::{self, Value};
+use crate::report::InputFormat;
 use crate::text::msg::Msg;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -59,11 +60,46 @@ pub struct Cell {
     /// The execution count, when the cell ran.
     pub execution_count: Option<i64>,
     /// `code`, `markdown` or `raw`.
-    pub cell_type: String,
+    pub cell_type: CellType,
     /// The cell's source.
     pub source: String,
     /// The outputs, in order.
     pub outputs: Vec<Output>,
+}
+
+/// What a cell holds. nbformat has no other types: any other is read as code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    #[default]
+    Code,
+    Markdown,
+    Raw,
+}
+
+impl CellType {
+    fn of(name: &str) -> CellType {
+        match name {
+            "markdown" => CellType::Markdown,
+            "raw" => CellType::Raw,
+            _ => CellType::Code,
+        }
+    }
+}
+
+/// What kind of output a cell printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputKind {
+    /// stdout or stderr.
+    #[default]
+    Stream,
+    /// A raised exception and its traceback.
+    Error,
+    /// An `execute_result` or `display_data` as plain text.
+    Text,
+    /// An output the page adapter could not read.
+    Unreadable,
 }
 
 /// One output of a cell.
@@ -71,7 +107,7 @@ pub struct Cell {
 pub struct Output {
     /// `stream`, `error`, `text` (an `execute_result` or `display_data` as plain text) or
     /// `unreadable` (an output the page adapter could not read).
-    pub kind: String,
+    pub kind: OutputKind,
     /// `stdout` or `stderr` for streams; for `unreadable`, why: `frame`, `virtualised` or
     /// `unknown`.
     pub name: Option<String>,
@@ -82,8 +118,8 @@ pub struct Output {
 /// A parsed notebook or cell list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Notebook {
-    /// `notebook` for nbformat files, `cells` for the cell-list shape.
-    pub format: &'static str,
+    /// `Notebook` for nbformat files, `Cells` for the cell-list shape.
+    pub format: InputFormat,
     pub cells: Vec<Cell>,
     /// Where the notebook ran, when it says: `colab` for a notebook saved by Colab (its
     /// metadata has a `colab` entry) or a cell list whose `host` is `colab`.
@@ -280,9 +316,9 @@ pub fn read_notebook(json: &str) -> Result<Result<Notebook, InputError>, json::E
     };
     r.end()?;
     Ok(match top {
-        Shape::Array(cells) => cells.map(|cells| Notebook { format: "cells", cells, host }),
+        Shape::Array(cells) => cells.map(|cells| Notebook { format: InputFormat::Cells, cells, host }),
         Shape::Object { worksheets, nbformat, cells } => {
-            let format = if nbformat.is_some() { "notebook" } else { "cells" };
+            let format = if nbformat.is_some() { InputFormat::Notebook } else { InputFormat::Cells };
             match (worksheets, nbformat.flatten(), cells.map(|c| *c)) {
                 (true, ..) => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &3)])),
                 (_, Some(n), _) if n < 4 => Err(InputError::new(Msg::ErrOldNbformat, &[("version", &n)])),
@@ -345,7 +381,7 @@ fn cell(pos: usize, mut o: Value<'_>) -> Result<Cell, InputError> {
         None | Some(Value::Null) => None,
         Some(n) => Some(n.as_i64().ok_or_else(|| cell_field(pos, "execution_count", "number"))?),
     };
-    let cell_type = o.get("cell_type").and_then(Value::as_str).unwrap_or("code").to_string();
+    let cell_type = CellType::of(o.get("cell_type").and_then(Value::as_str).unwrap_or("code"));
     let source = multiline(o.take("source")).ok_or_else(|| cell_field(pos, "source", "string"))?;
     let mut outputs = Vec::new();
     match o.take("outputs") {
@@ -400,7 +436,7 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
         o.get("kind").or_else(|| o.get("output_type")).and_then(Value::as_str).ok_or(("output_type", "string"))?;
     let out = match kind {
         "stream" => Output {
-            kind: "stream".into(),
+            kind: OutputKind::Stream,
             name: o.get("name").and_then(Value::as_str).map(str::to_string),
             text: multiline(o.take("text")).ok_or(("text", "string"))?,
         },
@@ -422,7 +458,7 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
                 }
                 text
             };
-            Output { kind: "error".into(), name: None, text }
+            Output { kind: OutputKind::Error, name: None, text }
         }
         // What a page adapter could not read (a cross-origin frame, a virtualised cell): no
         // text, only the reason.
@@ -432,7 +468,7 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
                 Some("virtualised") => "virtualised",
                 _ => "unknown",
             };
-            Output { kind: "unreadable".into(), name: Some(reason.into()), text: String::new() }
+            Output { kind: OutputKind::Unreadable, name: Some(reason.into()), text: String::new() }
         }
         "execute_result" | "display_data" | "text" | "pyout" => {
             let plain = match o.get("data") {
@@ -443,7 +479,7 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
                 Some(t) => multiline(Some(t)).ok_or(("text/plain", "string"))?,
                 None => multiline(o.take("text")).ok_or(("text", "string"))?,
             };
-            Output { kind: "text".into(), name: None, text }
+            Output { kind: OutputKind::Text, name: None, text }
         }
         _ => return Ok(None),
     };
@@ -468,7 +504,7 @@ mod tests {
               ]}]}"##,
         )
         .unwrap();
-        assert_eq!(nb.format, "notebook");
+        assert_eq!(nb.format, InputFormat::Notebook);
         assert_eq!(nb.cells.len(), 2);
         let c = &nb.cells[1];
         assert_eq!((c.index, c.execution_count), (1, Some(3)));
@@ -481,7 +517,7 @@ mod tests {
     fn cell_lists() {
         let nb =
             parse_notebook(r#"[{"index": 5, "outputs": [{"kind": "error", "ename": "E", "evalue": "v"}]}]"#).unwrap();
-        assert_eq!(nb.format, "cells");
+        assert_eq!(nb.format, InputFormat::Cells);
         assert_eq!(nb.cells[0].index, 5);
         assert_eq!(nb.cells[0].outputs[0].text, "E: v");
     }
@@ -513,7 +549,7 @@ mod tests {
         assert!(old(r#"{"cells": []} trailing"#).contains("not valid JSON"));
         // The last of duplicate keys counts, as in a JSON object read whole.
         let nb = parse_notebook(r#"{"cells": 1, "cells": [{"source": "a"}], "nbformat": 4}"#).unwrap();
-        assert_eq!((nb.format, nb.cells[0].source.as_str()), ("notebook", "a"));
+        assert_eq!((nb.format, nb.cells[0].source.as_str()), (InputFormat::Notebook, "a"));
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub mod probe;
 mod rerun;
 pub mod words;
 
-pub use input::{Cell, InputError, Notebook, Output};
+pub use input::{Cell, CellType, InputError, Notebook, Output, OutputKind};
 pub use pipeline::{
     analyze_bytes, analyze_bytes_keeping, analyze_cells, analyze_notebook, analyze_text, diagnose_bytes_keeping,
     diagnose_cells, diagnose_text, Decoded, Options, TextAnalyzer,

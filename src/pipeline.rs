@@ -6,9 +6,9 @@
 
 use crate::facts::{self, CellSource, InputContext};
 use crate::findings::Findings;
-use crate::input::{self, Cell, InputError, Notebook, Sniff};
+use crate::input::{self, Cell, CellType, InputError, Notebook, OutputKind, Sniff};
 use crate::lang::Lang;
-use crate::report::Report;
+use crate::report::{InputFormat, Report};
 use crate::scan::Scanner;
 use crate::{checks, diagnose, order, rerun, runtime_log, words};
 
@@ -95,7 +95,7 @@ pub fn analyze_cells(cells: &[Cell], opts: &Options) -> Report {
 
 /// The findings of cells already in the engine's shape ([`analyze_cells`] before the words).
 pub fn diagnose_cells(cells: &[Cell], opts: &Options) -> Findings {
-    diagnose_parsed(&Notebook { format: "cells", cells: cells.to_vec(), host: None }, opts)
+    diagnose_parsed(&Notebook { format: InputFormat::Cells, cells: cells.to_vec(), host: None }, opts)
 }
 
 /// Analyses bytes of unknown kind: a notebook or cell list when it looks like one (or the
@@ -390,7 +390,8 @@ impl TextAnalyzer {
             _ => held_valid.unwrap_or(!facts.stats.lossy_utf8),
         };
         // A runtime log given as the input, rather than beside it.
-        let format = if facts.runtime_log.is_some() && opts.runtime_log.is_none() { "runtime_log" } else { "text" };
+        let format =
+            if facts.runtime_log.is_some() && opts.runtime_log.is_none() { InputFormat::RuntimeLog } else { InputFormat::Text };
         let ctx = InputContext { host: self.host, ..InputContext::default() };
         (diagnose::diagnose(facts, &ctx, format), valid)
     }
@@ -422,7 +423,7 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
                 s.runtime_log(info, &rows);
             }
         }
-        if c.cell_type == "code" || c.cell_type.is_empty() {
+        if c.cell_type == CellType::Code {
             ctx.cells.push(CellSource {
                 index: c.index,
                 execution_count: c.execution_count,
@@ -430,7 +431,7 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
                 source: c.source.clone(),
             });
         }
-        if c.cell_type == "markdown" || c.cell_type == "raw" || !read(c) {
+        if c.cell_type != CellType::Code || !read(c) {
             continue;
         }
         s.begin_cell(c.index, c.execution_count);
@@ -442,7 +443,7 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
     // In page order (no sort: its code for u32 would cost the package 2 KB).
     let mut unreadable: Vec<u32> = Vec::new();
     for c in &nb.cells {
-        if c.outputs.iter().any(|o| o.kind == "unreadable") && !unreadable.contains(&c.index) {
+        if c.outputs.iter().any(|o| o.kind == OutputKind::Unreadable) && !unreadable.contains(&c.index) {
             unreadable.push(c.index);
         }
     }

@@ -78,8 +78,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         let log = o.log_source.clone().unwrap_or_else(|| "runtime log".into());
         first_assert(&mut out, &st, l, fa, if fa.at.runtime_log { &log } else { &source });
     }
-    if let (Some(c), Some(e)) = (&r.confirmation, r.cause.as_ref().and_then(|c| c.evidence.first())) {
-        confirmation(&mut out, &st, l, c, e.at.line, &source);
+    if let Some(c) = &r.confirmation {
+        confirmation(&mut out, &st, l, c, &source);
     }
     if r.verdict == Verdict::OtherCudaError {
         for e in &r.other_errors {
@@ -108,8 +108,8 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
 }
 
 /// The error that confirmed the cause: where it is, the bad value, the bound, the user's line.
-fn confirmation(out: &mut String, st: &Style, l: Lang, c: &Confirmation, line: u64, source: &str) {
-    let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(source), line);
+fn confirmation(out: &mut String, st: &Style, l: Lang, c: &Confirmation, source: &str) {
+    let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(source), c.at.line);
     let _ = writeln!(out, "   {} {}", st.label("|"), short(&c.text, 200));
     for (label, value) in [(Msg::RenderValue, &c.value), (Msg::RenderAllowed, &c.allowed), (Msg::RenderYourLine, &c.line)] {
         if let Some(v) = value {

@@ -150,12 +150,46 @@ pub struct Tool {
     pub version: String,
 }
 
+/// The form the input came in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+#[serde(rename_all = "snake_case")]
+pub enum InputFormat {
+    /// A log: any text.
+    #[default]
+    Text,
+    /// An nbformat notebook.
+    Notebook,
+    /// The cell-list shape (what the page adapters send).
+    Cells,
+    /// Colab's runtime log given as the input itself (Runtime > View runtime logs).
+    RuntimeLog,
+}
+
+impl InputFormat {
+    /// The format's id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            InputFormat::Text => "text",
+            InputFormat::Notebook => "notebook",
+            InputFormat::Cells => "cells",
+            InputFormat::RuntimeLog => "runtime_log",
+        }
+    }
+
+    /// The output came from a notebook's kernel, whose cells the user reruns: a notebook, a
+    /// cell list, or the runtime log of Colab's kernel.
+    pub fn from_notebook(self) -> bool {
+        self != InputFormat::Text
+    }
+}
+
 /// How the input was read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
 pub struct InputSummary {
-    /// `text`, `notebook` (nbformat) or `cells` (the cell-list shape).
-    pub format: String,
+    /// `text`, `notebook` (nbformat), `cells` (the cell-list shape) or `runtime_log`.
+    pub format: InputFormat,
     /// Bytes read.
     pub bytes: u64,
     /// Lines read (for notebooks: output lines over all cells).
@@ -468,8 +502,10 @@ pub struct Confirmation {
     /// The user's line that ran the op (`train.py:41  loss = F.cross_entropy(out, y)`), when
     /// printed.
     pub line: Option<String>,
-    /// The error line (where it is: the cause's evidence, scope `confirmation`).
+    /// The error line.
     pub text: String,
+    /// Where the error line is (also the cause's evidence, scope `confirmation`).
+    pub at: Location,
 }
 
 /// What a cause stands on (see [`Cause::basis`]).

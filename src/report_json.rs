@@ -206,7 +206,7 @@ macro_rules! by_id {
         }
     )*};
 }
-by_id!(Verdict, Category, AssertKind, LaunchBlocking, Basis);
+by_id!(Verdict, Category, AssertKind, LaunchBlocking, Basis, InputFormat);
 
 impl Json for crate::text::Lang {
     fn json(&self, o: &mut Out) {
@@ -214,7 +214,15 @@ impl Json for crate::text::Lang {
     }
 }
 
-/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`; `@where` writes `place` as `where`).
+/// The keys a struct of the contract writes, in order: the one list of its fields. A test holds
+/// serde's keys, the TypeScript interfaces (`src/wasm.rs`) and the page's reading of a shared
+/// report (`www/share.js`) to these.
+pub trait Keys {
+    const KEYS: &'static [&'static str];
+}
+
+/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`; `@where` writes `place` as `where`),
+/// and list them as [`Keys::KEYS`].
 macro_rules! fields {
     ($t:ty { $($f:tt)* }) => {
         impl $crate::report_json::Json for $t {
@@ -224,7 +232,20 @@ macro_rules! fields {
                 o.close();
             }
         }
+        impl $crate::report_json::Keys for $t {
+            const KEYS: &'static [&'static str] = $crate::report_json::fields!(@keys [] $($f)*);
+        }
     };
+    (@keys [$($k:expr),*] @at $(, $($rest:tt)*)?) => {
+        $crate::report_json::fields!(@keys [$($k,)* "line", "cell", "output", "execution_count", "runtime_log"] $($($rest)*)?)
+    };
+    (@keys [$($k:expr),*] @where $(, $($rest:tt)*)?) => {
+        $crate::report_json::fields!(@keys [$($k,)* "where"] $($($rest)*)?)
+    };
+    (@keys [$($k:expr),*] $f:ident $(, $($rest:tt)*)?) => {
+        $crate::report_json::fields!(@keys [$($k,)* stringify!($f)] $($($rest)*)?)
+    };
+    (@keys [$($k:expr),*]) => { &[$($k),*] };
     (@ $s:ident, $o:ident, @at $(, $($rest:tt)*)?) => {{
         $s.at.members($o);
         $($crate::report_json::fields!(@ $s, $o, $($rest)*);)?
@@ -277,6 +298,11 @@ impl Json for Location {
     }
 }
 
+impl Keys for Location {
+    /// (`runtime_log` only when true.)
+    const KEYS: &'static [&'static str] = &["line", "cell", "output", "execution_count", "runtime_log"];
+}
+
 fields!(Report {
     schema,
     tool,
@@ -303,7 +329,7 @@ fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
-fields!(Confirmation { source, op, value, allowed, line, text });
+fields!(Confirmation { source, op, value, allowed, line, text, at });
 fields!(KernelSite { file, line, function, name, condition, block, thread });
 fields!(Repeats { count, blocks, threads, block_range, thread_range, last_line });
 fields!(ContextLine { line, text });

@@ -9,7 +9,7 @@
 //! `FirstAssertError` is one of those (the probe stops the bad op before it runs, so its run
 //! shows no assert after the catch). Cells whose outputs show no error are left alone.
 
-use crate::input::Cell;
+use crate::input::{Cell, OutputKind};
 use crate::probe::BANNER;
 
 /// What the rerun tells of a notebook.
@@ -32,7 +32,7 @@ pub fn read(cells: &[Cell]) -> Rerun {
     let count = |c: &Cell| c.execution_count.filter(|_| !c.outputs.is_empty());
     let caught = cells.iter().filter_map(|c| count(c).filter(|&n| n >= from && has(c, &["FirstAssertError"]))).max();
     let asserts = |c: &Cell| c.outputs.iter().any(|o| reports_assert(&o.text));
-    let error = |c: &Cell| c.outputs.iter().any(|o| o.kind == "error") || asserts(c);
+    let error = |c: &Cell| c.outputs.iter().any(|o| o.kind == OutputKind::Error) || asserts(c);
     let superseded = cells
         .iter()
         .filter(|c| error(c))
@@ -59,9 +59,9 @@ mod tests {
         let outputs = if text.is_empty() {
             vec![]
         } else {
-            vec![Output { kind: "stream".into(), name: Some("stderr".into()), text: text.into() }]
+            vec![Output { kind: OutputKind::Stream, name: Some("stderr".into()), text: text.into() }]
         };
-        Cell { index, execution_count: count, cell_type: "code".into(), source: String::new(), outputs }
+        Cell { index, execution_count: count, cell_type: crate::input::CellType::Code, source: String::new(), outputs }
     }
 
     const ON: &str = "first-assert probe on: the inputs of 39 PyTorch functions are checked before they run.";
@@ -89,7 +89,7 @@ mod tests {
         // The probe ran without a restart ([4]): what ran before it is from before it.
         let mut error = cell(2, Some(2), "");
         error.outputs.push(Output {
-            kind: "error".into(),
+            kind: OutputKind::Error,
             name: None,
             text: "NameError: name 'y' is not defined".into(),
         });

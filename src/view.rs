@@ -340,7 +340,7 @@ fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang
                 let best = inside.iter().max_by_key(|(_, m)| *m);
                 let label = match c.execution_count {
                     Some(n) => format!("[{n}]"),
-                    None if c.cell_type == "markdown" => "md".to_string(),
+                    None if c.cell_type == crate::input::CellType::Markdown => "md".to_string(),
                     None => "[ ]".to_string(),
                 };
                 MapEntry {
@@ -458,7 +458,7 @@ fn thread_of(s: &str) -> Option<u32> {
 
 /// Where the page opens its window first: the first assert, else the first other error.
 pub fn initial_target(report: &Report) -> Option<Target> {
-    let caught = || report.confirmation.as_ref().and(report.cause.as_ref()?.evidence.first()).map(|e| e.at);
+    let caught = || report.confirmation.as_ref().map(|c| c.at);
     let first = report.first_assert.as_ref().map(|f| f.at);
     let at = first.or_else(|| report.other_errors.first().map(|o| o.at)).or_else(caught)?;
     Some(Target { cell: at.cell, line: at.line, log: at.runtime_log })

@@ -10,7 +10,7 @@
 use crate::findings::{Findings, Keys};
 use crate::input::{self, Cell};
 use crate::pipeline::{self, Options, TextAnalyzer};
-use crate::report::Report;
+use crate::report::{InputFormat, Report};
 use crate::text::Lang;
 use crate::view::{self, Source, Target};
 use crate::words;
@@ -50,38 +50,137 @@ export interface Place extends Location {
 
 export type Category = "invalid_label" | "index_out_of_bounds" | "invalid_value" | "shape_mismatch" | "dtype_mismatch" | "stale_context" | "unknown";
 
-/** The report (see the README for every field). */
+/** The report (see the README for every field). Each interface below is one struct of the
+ * engine's contract (src/report.rs), with the same name and the same keys (tests/contract.rs). */
 export interface Report {
   schema: number;
-  tool: { name: string; version: string };
+  tool: Tool;
   lang: "en" | "zh";
-  input: { format: "text" | "notebook" | "cells"; bytes: number; lines: number; cells: number | null; lossy_utf8: boolean; nul_bytes: number; long_lines: number;
-    runtime_log: null | { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }; unreadable_cells: number[]; superseded_cells: number[] };
+  input: InputSummary;
   verdict: "device_assert" | "other_cuda_error" | "clean" | "unreadable" | "confirmed";
-  confirmation: null | { source: "probe" | "cpu"; op: string; value: string | null; allowed: string | null; line: string | null; text: string };
   headline: string;
-  first_assert: null | (Place & {
-    text: string; text_truncated: boolean; end_line: number | null; offending: { value: string; allowed: string } | null;
-    kind: "kernel_assert" | "dsa_report" | "host_error"; dialect: string;
-    site: null | { file: string; line: number | null; function: string | null; name: string | null; condition: string | null; block: number[] | null; thread: number[] | null };
-    repeats: null | { count: number; blocks: number; threads: number; block_range: number[][] | null; thread_range: number[][] | null; last_line: number };
-    context: { line: number; text: string }[];
-  });
-  kernel_sites: { site: object; count: number; first: Location; rule: string | null; category: Category | null }[];
-  raised_at: null | (Place & { text: string; exception: string | null; user_frame: object | null; op_frame: object | null; frames: object[] });
-  cause: null | {
-    category: Category; rule: string; confidence: number; basis: "confirmed" | "stated" | "evidence" | "prior" | "none"; title: string; summary: string; why: string; fix: string; check: string;
-    snippet: string | null; ops: string[]; evidence: (Place & { scope: string; text: string; matched: string | null })[];
-    candidates: { category: Category; rule: string; confidence: number; title: string; evidence: (Place & { scope: string; text: string; matched: string | null })[] }[];
-  };
-  echoes: (Place & { text: string; kind: string; exception: string | null })[];
+  first_assert: FirstAssert | null;
+  confirmation: Confirmation | null;
+  kernel_sites: KernelSiteCount[];
+  raised_at: RaisedAt | null;
+  cause: Cause | null;
+  echoes: Echo[];
   echo_count: number;
-  stack: null | { trustworthy: boolean; async_note: boolean; launch_blocking: string; launch_blocking_at: Location | null; innocent_op: string | null; explanation: string };
-  other_errors: (Place & { kind: string; text: string; exception: string | null; explanation: string })[];
-  checklist: { id: string; title: string; body: string; code: string | null; done: boolean }[];
-  probe: null | { code: string; ops: string[] };
-  notes: { id: string; text: string }[];
+  stack: Stack | null;
+  other_errors: OtherError[];
+  checklist: Step[];
+  probe: Probe | null;
+  notes: Note[];
 }
+
+export interface Tool { name: string; version: string }
+
+export interface InputSummary {
+  format: "text" | "notebook" | "cells" | "runtime_log";
+  bytes: number;
+  lines: number;
+  cells: number | null;
+  lossy_utf8: boolean;
+  nul_bytes: number;
+  long_lines: number;
+  runtime_log: RuntimeLogSummary | null;
+  unreadable_cells: number[];
+  superseded_cells: number[];
+}
+
+export interface RuntimeLogSummary { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }
+
+export interface FirstAssert extends Place {
+  text: string;
+  text_truncated: boolean;
+  end_line: number | null;
+  kind: "kernel_assert" | "dsa_report" | "host_error";
+  dialect: string;
+  site: KernelSite | null;
+  repeats: Repeats | null;
+  offending: Offending | null;
+  context: ContextLine[];
+}
+
+export interface Offending { value: string; allowed: string }
+
+export interface KernelSite {
+  file: string;
+  line: number | null;
+  function: string | null;
+  name: string | null;
+  condition: string | null;
+  block: [number, number, number] | null;
+  thread: [number, number, number] | null;
+}
+
+export interface Repeats {
+  count: number;
+  blocks: number;
+  threads: number;
+  block_range: [[number, number, number], [number, number, number]] | null;
+  thread_range: [[number, number, number], [number, number, number]] | null;
+  last_line: number;
+}
+
+export interface ContextLine { line: number; text: string }
+
+/** The error that confirmed the cause: the probe's or the CPU's. */
+export interface Confirmation {
+  source: "probe" | "cpu";
+  op: string;
+  value: string | null;
+  allowed: string | null;
+  line: string | null;
+  text: string;
+  /** Where the error line is. */
+  at: Location;
+}
+
+export interface KernelSiteCount { site: KernelSite; count: number; first: Location; rule: string | null; category: Category | null }
+
+export interface Frame { file: string; line: number | null; function: string; code: string | null; user: boolean; library: string | null }
+
+export interface RaisedAt extends Place { text: string; exception: string | null; user_frame: Frame | null; op_frame: Frame | null; frames: Frame[] }
+
+export interface Evidence extends Place { scope: string; text: string; matched: string | null }
+
+export interface Cause {
+  category: Category;
+  rule: string;
+  confidence: number;
+  basis: "confirmed" | "stated" | "evidence" | "prior" | "none";
+  title: string;
+  summary: string;
+  why: string;
+  fix: string;
+  check: string;
+  snippet: string | null;
+  ops: string[];
+  evidence: Evidence[];
+  candidates: Candidate[];
+}
+
+export interface Candidate { category: Category; rule: string; confidence: number; title: string; evidence: Evidence[] }
+
+export interface Echo extends Place { text: string; kind: string; exception: string | null }
+
+export interface Stack {
+  trustworthy: boolean;
+  async_note: boolean;
+  launch_blocking: "not_set" | "set" | "set_after_import" | "set_after_cuda" | "ignored";
+  launch_blocking_at: Location | null;
+  innocent_op: string | null;
+  explanation: string;
+}
+
+export interface OtherError extends Place { kind: string; text: string; exception: string | null; explanation: string }
+
+export interface Step { id: string; title: string; body: string; code: string | null; done: boolean }
+
+export interface Probe { code: string; ops: string[] }
+
+export interface Note { id: string; text: string }
 
 /** An entry of a session's map of its input. */
 export interface MapEntry {
@@ -217,7 +316,7 @@ fn stringify(v: &JsValue, what: &str) -> Result<String, JsError> {
 /// cell at a time, see [`input::read_notebook`]).
 /// Also returns the cells' JSON (a session keys the checklist by it: the same cells give the
 /// same key).
-fn cells_from(v: JsValue) -> Result<(Vec<Cell>, &'static str, String), JsError> {
+fn cells_from(v: JsValue) -> Result<(Vec<Cell>, InputFormat, String), JsError> {
     let json = stringify(&v, "cells")?;
     let nb = input::read_notebook(&json)
         .map_err(|e| JsError::new(&format!("bad cells: {e}")))?
@@ -425,7 +524,7 @@ impl Session {
         let o = options(&opts)?;
         let (cells, format, json) = cells_from(cells)?;
         let mut findings = pipeline::diagnose_cells(&cells, &o);
-        findings.report.input.format = format.into();
+        findings.report.input.format = format;
         self.keep(Source::Cells(cells), o, findings, view::fingerprint(json.as_bytes()))
     }
 

@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::rules::RULES;
-use first_assert::{analyze_bytes, analyze_cells, analyze_text, Cell, Options, Output, Report};
+use first_assert::{analyze_bytes, analyze_cells, analyze_text, Cell, CellType, Options, Output, OutputKind, Report};
 use proptest::prelude::*;
 
 /// A kernel record of one of the rules' sites.
@@ -113,8 +113,8 @@ proptest! {
         let cells: Vec<Cell> = at.windows(2).enumerate().map(|(i, w)| Cell {
             index: i as u32,
             execution_count: Some(i as i64 + 1),
-            cell_type: "code".into(),
-            outputs: vec![Output { kind: "stream".into(), name: Some("stderr".into()), text: log[w[0]..w[1]].join("\n") + "\n" }],
+            cell_type: CellType::Code,
+            outputs: vec![Output { kind: OutputKind::Stream, name: Some("stderr".into()), text: log[w[0]..w[1]].join("\n") + "\n" }],
             ..Default::default()
         }).collect();
         let split = analyze_cells(&cells, &Options::default());

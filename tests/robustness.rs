@@ -2,7 +2,7 @@
 //! Mutations are seeded, so a failure reproduces.
 #![cfg(not(target_arch = "wasm32"))]
 
-use first_assert::{analyze_bytes, analyze_notebook, analyze_text, Options, TextAnalyzer, Verdict};
+use first_assert::{analyze_bytes, analyze_notebook, analyze_text, InputFormat, Options, TextAnalyzer, Verdict};
 use std::path::Path;
 
 struct Rng(u64);
@@ -130,7 +130,7 @@ fn a_stream_in_blocks_of_any_size_gives_the_whole_texts_report_byte_for_byte() {
     let mut compared = 0;
     for (name, bytes) in fixtures() {
         let Ok(whole) = analyze_bytes(&bytes, None, &Options::default()) else { continue };
-        if whole.input.format == "notebook" || whole.input.format == "cells" {
+        if matches!(whole.input.format, InputFormat::Notebook | InputFormat::Cells) {
             continue;
         }
         let want = first_assert::report_json::json(&whole);
@@ -152,7 +152,7 @@ fn chunking_does_not_change_the_report() {
     for (name, bytes) in fixtures().iter().filter(|(n, _)| n.ends_with(".log")) {
         let whole = analyze_bytes(bytes, None, &Options::default());
         let Ok(whole) = whole else { continue };
-        if whole.input.format != "text" {
+        if whole.input.format != InputFormat::Text {
             continue;
         }
         for _ in 0..5 {

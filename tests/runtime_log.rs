@@ -3,8 +3,8 @@
 //! generated here, modelled on the viewer's download and on rows copied from it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use first_assert::{analyze_bytes, analyze_cells, analyze_notebook, analyze_text, Category, Cell, Options, Output};
-use first_assert::{AssertKind, Report};
+use first_assert::{analyze_bytes, analyze_cells, analyze_notebook, analyze_text, Category, Cell, CellType, Options, Output, OutputKind};
+use first_assert::{AssertKind, InputFormat, Report};
 
 const KERNEL: &str = "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [3,0,0], thread: [THREAD,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
 const HOST: &str = "RuntimeError: CUDA error: device-side assert triggered";
@@ -166,9 +166,9 @@ fn the_cell_list_of_the_colab_adapter_with_a_log() {
     let cells: Vec<Cell> = vec![Cell {
         index: 0,
         execution_count: Some(1),
-        cell_type: "code".into(),
+        cell_type: CellType::Code,
         source: "y = model(x)\n".into(),
-        outputs: vec![Output { kind: "error".into(), name: None, text: format!("{HOST}\n") }],
+        outputs: vec![Output { kind: OutputKind::Error, name: None, text: format!("{HOST}\n") }],
     }];
     let r = analyze_cells(&cells, &Options::default());
     assert!(r.notes.iter().any(|n| n.id == "kernel_lines_missing"), "{:?}", r.notes);
@@ -240,7 +240,7 @@ fn a_runtime_log_given_alone_is_read_oldest_first() {
         for r in
             [analyze_text(&log, &Options::default()), analyze_bytes(log.as_bytes(), None, &Options::default()).unwrap()]
         {
-            assert_eq!(r.input.format, "runtime_log", "{what}");
+            assert_eq!(r.input.format, InputFormat::RuntimeLog, "{what}");
             let fa = r.first_assert.as_ref().unwrap();
             assert!(!fa.at.runtime_log, "{what}: the log is the input here");
             assert!(fa.text.contains("thread: [5,0,0]"), "{what}: {}", fa.text);
@@ -256,6 +256,6 @@ fn a_runtime_log_given_alone_is_read_oldest_first() {
         a.feed(chunk);
     }
     let r = a.finish(&Options::default());
-    assert_eq!(r.input.format, "runtime_log");
+    assert_eq!(r.input.format, InputFormat::RuntimeLog);
     assert!(r.first_assert.unwrap().text.contains("thread: [5,0,0]"));
 }

@@ -172,8 +172,8 @@ const place = (l) =>
  * whose errors are from before the probed run. */
 export function result(id, report) {
   // A confirmed report's place is its error line (the probe's, or the CPU's), kind its source.
-  const c = report.confirmation && report.cause?.evidence?.[0];
-  const f = report.first_assert ?? (c && { ...c, kind: report.confirmation.source });
+  const c = report.confirmation;
+  const f = report.first_assert ?? (c && { ...c.at, text: c.text, kind: c.source });
   return {
     type: PREFIX + "result",
     protocol: PROTOCOL,

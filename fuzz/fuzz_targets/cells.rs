@@ -1,6 +1,6 @@
 //! Cell-list ingest: structured cells (the shape the page adapters send) built from the input.
 #![no_main]
-use first_assert::{analyze_cells, Cell, Options, Output};
+use first_assert::{analyze_cells, Cell, Options, Output, OutputKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
             .take(16)
             .enumerate()
             .map(|(j, o)| Output {
-                kind: ["stream", "error", "text"][j % 3].to_string(),
+                kind: [OutputKind::Stream, OutputKind::Error, OutputKind::Text][j % 3],
                 name: Some(if j % 2 == 0 { "stderr" } else { "stdout" }.to_string()),
                 text: String::from_utf8_lossy(o).into_owned(),
                 ..Default::default()

@@ -65,7 +65,7 @@ pub(super) fn confirmed_cause(c: &confirm::Confirmed) -> Cause {
         scope: "confirmation".into(),
         text: e.text.clone(),
         matched: e.value.clone(),
-        at: c.at,
+        at: e.at,
         place: String::new(),
     };
     let (cause, _) = cause_from(Decision { rule: c.rule, confidence: 1.0, evidence: vec![evidence] }, None);

@@ -61,8 +61,6 @@ type CpuError = (&'static str, &'static str, &'static str, Option<(&'static str,
 pub(super) struct Confirmed {
     pub confirmation: Confirmation,
     pub rule: usize,
-    /// Where the error line is.
-    pub at: Location,
 }
 
 /// The confirmation: the probe's last error wherever it stands (a notebook's later cells may
@@ -110,8 +108,8 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
         ("cpu", op, value, allowed, line, rule)
     };
     let rule = ruleset().index(rule)?;
-    let confirmation = Confirmation { source: source.into(), op, value, allowed, line, text };
-    Some(Confirmed { confirmation, rule, at: loc.at })
+    let confirmation = Confirmation { source: source.into(), op, value, allowed, line, text, at: loc.at };
+    Some(Confirmed { confirmation, rule })
 }
 
 /// The text after a label of the probe's (`values:`, `取值:`), in either language, wherever the

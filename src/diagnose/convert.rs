@@ -21,9 +21,9 @@ pub(super) fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
         .collect()
 }
 
-pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: &str) -> InputSummary {
+pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: InputFormat) -> InputSummary {
     InputSummary {
-        format: format.to_string(),
+        format,
         bytes: facts.stats.bytes,
         lines: facts.stats.lines,
         cells: ctx.cell_count,

@@ -35,7 +35,7 @@ const UNPARSED_CONFIDENCE: f64 = 0.7;
 
 /// Draws the findings from what the scan found: every decision, no word (`words::report`
 /// words them). `ctx` is what the input says beside its text (a notebook's cells, where it ran).
-pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str) -> Findings {
+pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Findings {
     let mentioned = mentions::set_aside(&mut facts);
     let first = Firsts::of(&facts);
     let verdict = first.verdict(&facts, ctx);
@@ -71,7 +71,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: &str) -> Findings 
         None => (None, None),
     };
     let steps = StepsContext {
-        notebook: format != "text",
+        notebook: format.from_notebook(),
         runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts, ctx),
     };
     let echo_cells = distinct_cells(&echoes);
