@@ -6,6 +6,10 @@
 
 use crate::report::{KernelSite, Location};
 
+// The probe's exception name (`PROBE_ERROR`), generated from probe/probe.py by build.rs: the
+// scanner keeps its lines, the rerun stage and the confirmation read them.
+include!(concat!(env!("OUT_DIR"), "/probe_error.rs"));
+
 /// A set of (x, y, z) block or thread ids, for counting the distinct ones of a site (up to
 /// [`MAX_DISTINCT`], hashed once per kernel record of a flood). Open addressing with linear
 /// probing over a power-of-two table, kept at most half full: a std `HashSet` would cost the

@@ -9,6 +9,7 @@
 //! `FirstAssertError` is one of those (the probe stops the bad op before it runs, so its run
 //! shows no assert after the catch). Cells whose outputs show no error are left alone.
 
+use crate::facts::PROBE_ERROR;
 use crate::input::{Cell, OutputKind};
 use crate::probe::BANNER;
 
@@ -30,7 +31,7 @@ pub fn read(cells: &[Cell]) -> Rerun {
         .max_by_key(|&(_, n)| n);
     let Some((_, from)) = probe else { return Rerun::default() };
     let count = |c: &Cell| c.execution_count.filter(|_| !c.outputs.is_empty());
-    let caught = cells.iter().filter_map(|c| count(c).filter(|&n| n >= from && has(c, &["FirstAssertError"]))).max();
+    let caught = cells.iter().filter_map(|c| count(c).filter(|&n| n >= from && has(c, &[PROBE_ERROR]))).max();
     let asserts = |c: &Cell| c.outputs.iter().any(|o| reports_assert(&o.text));
     let error = |c: &Cell| c.outputs.iter().any(|o| o.kind == OutputKind::Error) || asserts(c);
     let superseded = cells

@@ -192,3 +192,35 @@ fn every_site_is_explained_by_the_rule_that_lists_it() {
     }
     assert!(wrong.is_empty(), "sites explained by the wrong rule:\n{}", wrong.join("\n"));
 }
+
+/// The rules' `[confirm]` data is whole: every op the probe cell names in its errors (a quoted
+/// op in probe/probe.py) confirms exactly one rule, and no rule confirms an op the probe never
+/// names; every bound and CPU form names a rule that exists, and a rule the probe confirms
+/// suspects one of the probe's groups.
+#[test]
+fn every_op_the_probe_names_confirms_a_rule_and_only_those() {
+    use first_assert::rules::{CPU_FORMS, PROBE_BOUNDS, PROBE_OPS};
+    let probe = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/probe/probe.py")).unwrap();
+    let is_op = |s: &str| {
+        ["F.", "torch."].iter().any(|p| s.starts_with(p) && s[p.len()..].chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            || s == "tensor[index]"
+            || ["index_select", "gather", "scatter", "index_add", "index_copy", "index_fill"].iter().any(|p| s.starts_with(p))
+                && s.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    };
+    let named: HashSet<&str> = probe.split('"').skip(1).step_by(2).filter(|s| is_op(s)).collect();
+    assert!(named.len() >= 15, "only {} ops read from probe.py: {named:?}", named.len());
+    let confirmed: HashSet<&str> = PROBE_OPS.iter().map(|(op, _)| *op).collect();
+    assert_eq!(confirmed.len(), PROBE_OPS.len(), "an op is confirmed twice");
+    for op in &named {
+        assert!(confirmed.contains(op), "the probe names `{op}`, but no rule's [confirm] probe_ops lists it");
+    }
+    for op in &confirmed {
+        assert!(named.contains(op), "a rule's [confirm] lists `{op}`, which the probe never names");
+    }
+    let rs = ruleset();
+    for (what, rule) in PROBE_OPS.iter().chain(PROBE_BOUNDS).map(|(x, r)| (*x, *r)).chain(CPU_FORMS.iter().map(|f| (f.message, f.rule))) {
+        let i = rs.index(rule).unwrap_or_else(|| panic!("`{what}` confirms `{rule}`, which is no rule"));
+        assert!(!RULES[i].probe.is_empty(), "`{rule}` is confirmed by `{what}` but suspects none of the probe's groups");
+    }
+    assert!(CPU_FORMS.len() >= 15, "only {} CPU forms", CPU_FORMS.len());
+}

@@ -2,60 +2,14 @@
 //! output ends in the probe's `FirstAssertError`, or in the CPU's own error for the same bug
 //! (`IndexError: Target 10 is out of bounds.`). Either shows the bad value for what it is: the
 //! verdict is `confirmed`, and the cause is the op's, at certainty.
+//!
+//! What confirms which rule is the rules' data (`[confirm]` in `rules/<id>.toml`, compiled into
+//! [`PROBE_OPS`], [`PROBE_BOUNDS`] and [`CPU_FORMS`]); this file only reads the output with it.
 
 use super::*;
+use crate::facts::PROBE_ERROR;
 use crate::probe::LABELS;
-
-/// The probe's ops (as it prints them) and the rule each confirms; a few ops' rule depends on
-/// the bound the probe printed (`REFINE`).
-const PROBE_OPS: &[(&[&str], &str)] = &[
-    (&["F.cross_entropy", "F.nll_loss"], "class-target-out-of-range"),
-    (&["F.embedding", "F.embedding_bag"], "embedding-index-out-of-range"),
-    (&["F.one_hot"], "one-hot-num-classes-too-small"),
-    (&["F.binary_cross_entropy"], "bce-input-out-of-range"),
-    (&["torch.multinomial"], "multinomial-invalid-probabilities"),
-    (&["torch.bernoulli"], "bernoulli-probability-out-of-range"),
-    (&["torch.repeat_interleave"], "repeat-interleave-negative-repeats"),
-    (&["index_add", "index_copy", "index_fill"], "index-add-out-of-range"),
-    (&["gather", "scatter", "scatter_add", "scatter_reduce"], "gather-scatter-index-out-of-range"),
-    (&["index_select", "tensor[index]", "torch.take"], "index-out-of-bounds"),
-];
-
-/// A bound the probe prints (in either language) that names another rule of the same op.
-const REFINE: &[(&str, &str)] = &[
-    ("offsets[0] == 0", "embedding-bag-bad-offsets"),
-    ("0 <= target <= 1", "bce-target-out-of-range"),
-    ("output_size ==", "repeat-interleave-output-size"),
-];
-
-/// The CPU's own errors for the bugs a GPU reports as a device-side assert, as PyTorch prints
-/// them (`tests/probe/test_probe.py` runs each op): a literal of the message, the rule, the
-/// bound it implies, and where the bad value stands in the message (`(before, after)`; an
-/// empty `after`: to the end).
-const CPU: &[CpuError] = &[
-    ("is out of bounds.", "class-target-out-of-range", "0 <= target < n_classes", Some(("Target ", " is out"))),
-    ("index out of range in self", "embedding-index-out-of-range", "0 <= index < num_embeddings", None),
-    ("is out of bounds for dimension", "index-out-of-bounds", "", Some(("index ", " is out"))),
-    ("cur_target >= 0 && cur_target < n_classes", "class-target-out-of-range", "0 <= target < n_classes", None),
-    ("all elements of input should be between 0 and 1", "bce-input-out-of-range", "0 <= input <= 1", None),
-    ("all elements of target should be between 0 and 1", "bce-target-out-of-range", "0 <= target <= 1", None),
-    ("probability tensor contains either", "multinomial-invalid-probabilities", "0 <= p < inf", None),
-    ("invalid multinomial distribution", "multinomial-invalid-probabilities", "p.sum(-1) > 0", None),
-    ("Class values must be smaller than num_classes", "one-hot-num-classes-too-small", "value < num_classes", None),
-    ("Class values must be non-negative", "one-hot-num-classes-too-small", "value >= 0", None),
-    ("Expected p_in >= 0 && p_in <= 1", "bernoulli-probability-out-of-range", "0 <= p <= 1", None),
-    ("repeats can not be negative", "repeat-interleave-negative-repeats", "repeats >= 0", None),
-    ("offsets[0] has to be 0", "embedding-bag-bad-offsets", "offsets[0] == 0", Some(("However, got ", ""))),
-    ("Expected i < index_size", "embedding-bag-bad-offsets", "offsets[i] <= offsets[i+1]", None),
-    ("can not be greater than input's length", "embedding-bag-bad-offsets", "offsets[-1] <= input.numel()", Some(("offsets[-1] of ", ""))),
-    ("which is not in the valid range", "embedding-index-out-of-range", "", Some(("takes value ", " which"))),
-    ("INDICES element is out of DATA bounds", "index-out-of-bounds", "0 <= index < axis_dim", Some(("id=", " axis"))),
-    ("out of range: tried to access index", "index-out-of-bounds", "-numel <= index < numel", Some(("access index ", " on a"))),
-    ("allocated size does not match required size", "repeat-interleave-output-size", "output_size == repeats.sum()", None),
-];
-
-/// A CPU error: a literal of its message, the rule, the bound, where the bad value stands.
-type CpuError = (&'static str, &'static str, &'static str, Option<(&'static str, &'static str)>);
+use crate::rules::{CpuForm, CPU_FORMS, PROBE_BOUNDS, PROBE_OPS};
 
 /// A confirmation and the rule it confirms.
 pub(super) struct Confirmed {
@@ -68,7 +22,7 @@ pub(super) struct Confirmed {
 pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
     let (name, msg, loc) = facts.probe_error.as_ref().or(facts.last_exception.as_ref())?;
     let text = format!("{name}: {msg}");
-    let (source, op, value, allowed, line, rule) = if name.ends_with("FirstAssertError") {
+    let (source, op, value, allowed, line, rule) = if name.ends_with(PROBE_ERROR) {
         let op = msg.split_once(": ").map_or(msg.as_str(), |(op, _)| op).trim().to_string();
         // As printed (an HTML copy's entities decoded, as the scanner reads every line).
         let lines: Vec<String> =
@@ -76,40 +30,43 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
         let field = |key: &str| lines.iter().find_map(|l| after_label(l, key));
         let value = field("label_values").and_then(first_bad);
         let allowed = field("label_allowed").map(str::to_string);
-        let (_, rule) = PROBE_OPS.iter().find(|(ops, _)| ops.contains(&op.as_str()))?;
-        let refined = REFINE.iter().find(|(k, _)| allowed.as_deref().is_some_and(|a| a.contains(k)));
+        let (_, rule) = PROBE_OPS.iter().find(|(o, _)| *o == op)?;
+        let refined = PROBE_BOUNDS.iter().find(|(k, _)| allowed.as_deref().is_some_and(|a| a.contains(k)));
         let rule = refined.map_or(*rule, |(_, r)| r);
         ("probe", op, value, allowed, field("label_line").map(str::to_string), rule)
     } else {
-        // A message whose bad value stands at a known place counts only with it there.
-        let value_of = |at: Option<(&str, &str)>| {
-            let (a, b) = at?;
-            let (_, rest) = msg.split_once(a)?;
-            let v = if b.is_empty() { Some(rest.trim_end()) } else { rest.split_once(b).map(|(v, _)| v) };
-            v.filter(|v| v.parse::<i64>().is_ok())
-        };
-        let &(_, rule, bound, at) = CPU.iter().find(|(k, _, _, at)| msg.contains(k) && (at.is_none() || value_of(*at).is_some()))?;
-        let value = value_of(at).map(str::to_string);
         let tb = facts.tracebacks.iter().rev().find(|t| t.exception.as_ref().is_some_and(|e| e.2.order == loc.order));
         let op = tb.and_then(|t| t.frames.last()).map(|f| f.func.clone()).unwrap_or_default();
+        let form = CPU_FORMS.iter().find(|f| f.reads(msg, &op))?;
+        let value = form.value.and_then(|at| value_at(msg, at)).map(str::to_string);
         let line = tb.and_then(|t| t.frames.iter().rev().find(|f| !is_library(&f.path))).and_then(|f| {
             let code = f.code.as_ref().map_or("", |(c, _)| c.as_str());
             f.line.map(|n| format!("{}:{n}  {}", f.path, code.trim()))
         });
-        // `index out of range in self` is index_select's too: an embedding's only when the
-        // innermost frame is one (or no traceback says otherwise).
-        let (rule, bound) = match rule {
-            "embedding-index-out-of-range" if !op.is_empty() && !op.contains("embedding") => {
-                ("index-out-of-bounds", "0 <= index < size")
-            }
-            _ => (rule, bound),
-        };
-        let allowed = Some(bound).filter(|b| !b.is_empty()).map(str::to_string).or_else(|| size_bound(msg));
-        ("cpu", op, value, allowed, line, rule)
+        let allowed = Some(form.bound).filter(|b| !b.is_empty()).map(str::to_string).or_else(|| size_bound(msg));
+        ("cpu", op, value, allowed, line, form.rule)
     };
     let rule = ruleset().index(rule)?;
     let confirmation = Confirmation { source: source.into(), op, value, allowed, line, text, at: loc.at };
     Some(Confirmed { confirmation, rule })
+}
+
+impl CpuForm {
+    /// Whether `msg`, raised with `op` the traceback's innermost function (empty: none), is
+    /// this form: its literal, its number where its value stands, and its frame.
+    fn reads(&self, msg: &str, op: &str) -> bool {
+        msg.contains(self.message)
+            && self.value.is_none_or(|at| value_at(msg, at).is_some())
+            && self.frame.is_none_or(|f| op.is_empty() || op.contains(f))
+            && self.frame_not.is_none_or(|f| !op.is_empty() && !op.contains(f))
+    }
+}
+
+/// The number that stands between `before` and `after` in `msg` (an empty `after`: to the end).
+fn value_at<'a>(msg: &'a str, (before, after): (&str, &str)) -> Option<&'a str> {
+    let (_, rest) = msg.split_once(before)?;
+    let v = if after.is_empty() { Some(rest.trim_end()) } else { rest.split_once(after).map(|(v, _)| v) };
+    v.filter(|v| v.parse::<i64>().is_ok())
 }
 
 /// The text after a label of the probe's (`values:`, `取值:`), in either language, wherever the

@@ -36,6 +36,28 @@ pub struct RuleDef {
     pub near_misses: &'static [&'static str],
 }
 
+/// PyTorch's own CPU error for the bug a GPU reports as a device-side assert: a rule's
+/// `[[confirm.cpu]]`.
+#[derive(Debug)]
+pub struct CpuForm {
+    /// A literal of the message.
+    pub message: &'static str,
+    /// The rule it confirms.
+    pub rule: &'static str,
+    /// The bound the bug broke (empty: read from the message).
+    pub bound: &'static str,
+    /// Where the bad value stands in the message, `(before, after)` (an empty `after`: to the
+    /// end); the form counts only when a number stands there.
+    pub value: Option<(&'static str, &'static str)>,
+    /// Counts only when the traceback's innermost frame has this in its function, or no
+    /// traceback names one.
+    pub frame: Option<&'static str>,
+    /// Counts only when the traceback's innermost frame names a function without this.
+    pub frame_not: Option<&'static str>,
+    /// Printed only by PyTorch versions before 2 (the probe's tests cannot meet it).
+    pub legacy: bool,
+}
+
 /// A kernel assertion site: file, function and condition as the kernel prints them.
 #[derive(Debug)]
 pub struct SiteDef {

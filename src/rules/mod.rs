@@ -16,7 +16,10 @@ pub mod def;
 mod needles;
 pub mod priors;
 
-pub use def::{ClueDef, ClueKind, PatDef, RuleDef, Scope, SiteDef, BASE_RATES, CLUES, CLUE_RULES, RULES};
+pub use def::{
+    ClueDef, ClueKind, CpuForm, PatDef, RuleDef, Scope, SiteDef, BASE_RATES, CLUES, CLUE_RULES, CPU_FORMS, PROBE_BOUNDS, PROBE_OPS,
+    RULES,
+};
 
 use crate::facts::{Loc, MessageHit, TbFrame};
 use crate::re;

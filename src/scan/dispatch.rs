@@ -214,7 +214,7 @@ impl Scanner {
     /// A Python exception that is not a CUDA error: the last one is kept, and the probe
     /// cell's last `FirstAssertError` with the lines that follow (its values, bound and line).
     fn exception(&mut self, e: (String, String, Loc)) {
-        if e.0.ends_with("FirstAssertError") {
+        if e.0.ends_with(crate::facts::PROBE_ERROR) {
             self.rec.facts.probe_error = Some(e.clone());
             self.rec.facts.exception_context.clear();
             self.rec.after.retain(|(t, _)| *t != Target::Exception);
