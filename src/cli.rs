@@ -312,7 +312,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
         if all.len() as u64 > MAX_NOTEBOOK {
             return Err(Msg::CliErrNotebookTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
         }
-        return first_assert::analyze_bytes(&all, name, opts).map_err(|e| e.message(l));
+        return first_assert::analyze_sniffed(&all, name, Sniff::Whole, opts).map_err(|e| e.message(l));
     }
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
@@ -365,7 +365,7 @@ impl Encoding {
             };
             a.feed(&bytes[..i]);
             self.decided = true;
-            if is_gb18030(&bytes[i..]) {
+            if first_assert::input::is_gb18030(&bytes[i..]) {
                 self.gb = Some(encoding_rs::GB18030.new_decoder_without_bom_handling());
                 let _ = writeln!(io::stderr(), "{}", Msg::CliNoteGb18030.text(self.lang));
             }
@@ -380,26 +380,6 @@ impl Encoding {
             None => a.feed(bytes),
         }
     }
-}
-
-/// Whether bytes (from a log's first non-ASCII byte) are GB18030 rather than UTF-8: not UTF-8
-/// (an incomplete character at the very end aside), no byte-order mark, no NUL byte, and every
-/// byte read strictly as GB18030.
-fn is_gb18030(head: &[u8]) -> bool {
-    let boms: [&[u8]; 3] = [&[0xef, 0xbb, 0xbf], &[0xff, 0xfe], &[0xfe, 0xff]];
-    if boms.iter().any(|b| head.starts_with(b)) || head.contains(&0) {
-        return false;
-    }
-    match std::str::from_utf8(head) {
-        Ok(_) => return false,
-        Err(e) if e.error_len().is_none() => return false, // UTF-8, cut mid-character
-        Err(_) => {}
-    }
-    let mut dec = encoding_rs::GB18030.new_decoder_without_bom_handling();
-    let Some(cap) = dec.max_utf8_buffer_length_without_replacement(head.len()) else { return false };
-    let mut out = vec![0u8; cap];
-    let (res, _, _) = dec.decode_to_utf8_without_replacement(head, &mut out, false);
-    res == encoding_rs::DecoderResult::InputEmpty
 }
 
 fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {

@@ -159,6 +159,95 @@ pub fn sniff(head: &[u8], file_name: Option<&str>) -> Sniff {
     Sniff::Stream
 }
 
+/// How a log's text is encoded, as far as its first bytes tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// UTF-8 (or ASCII, or bytes neither of the others reads).
+    Utf8,
+    /// UTF-16 with its byte-order mark.
+    Utf16,
+    /// GB18030 (GBK its subset): a Chinese Windows console's log.
+    Gb18030,
+}
+
+impl TextEncoding {
+    /// The encoding of a log whose first bytes are `head` (every surface decides with this:
+    /// the command line decodes GB18030 as it reads, the page with the browser's decoder).
+    pub fn of(head: &[u8]) -> TextEncoding {
+        if utf16_order(head).is_some() {
+            return TextEncoding::Utf16;
+        }
+        let from = if head.is_ascii() { head.len() } else { head.iter().position(|b| !b.is_ascii()).unwrap_or(0) };
+        if is_gb18030(&head[from..]) {
+            TextEncoding::Gb18030
+        } else {
+            TextEncoding::Utf8
+        }
+    }
+
+    /// The encoding's id as the package gives it (`utf8`, `utf16`, `gb18030`).
+    pub fn id(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf8",
+            TextEncoding::Utf16 => "utf16",
+            TextEncoding::Gb18030 => "gb18030",
+        }
+    }
+}
+
+/// Whether bytes (from a log's first non-ASCII byte) are GB18030 rather than UTF-8: not UTF-8
+/// (an incomplete character at the very end aside), no byte-order mark, no NUL byte, and every
+/// byte read strictly as GB18030 (the WHATWG decoder's sequences: one byte, two bytes with a
+/// lead of 0x81..0xFE, or four bytes whose pointer is mapped; a sequence cut at the end counts).
+pub fn is_gb18030(bytes: &[u8]) -> bool {
+    let boms: [&[u8]; 3] = [&[0xef, 0xbb, 0xbf], &[0xff, 0xfe], &[0xfe, 0xff]];
+    if bytes.is_empty() || boms.iter().any(|b| bytes.starts_with(b)) || bytes.contains(&0) {
+        return false;
+    }
+    // UTF-8, or UTF-8 cut mid-character at the very end.
+    if matches!(crate::find::utf8_check(bytes), Ok(()) | Err((_, true))) {
+        return false;
+    }
+    let (mut i, n) = (0, bytes.len());
+    while i < n {
+        let b = bytes[i];
+        if b <= 0x80 {
+            i += 1; // ASCII, and 0x80 (the euro sign)
+            continue;
+        }
+        if b == 0xff {
+            return false;
+        }
+        let at = |k: usize| bytes.get(i + k).copied();
+        match at(1) {
+            None => return true,
+            Some(0x30..=0x39) => {
+                // A sequence cut at the end counts, if what there is of it is right.
+                let b3 = at(2).unwrap_or(0x81);
+                let b4 = at(3).unwrap_or(0x30);
+                if !(0x81..=0xfe).contains(&b3) || !(0x30..=0x39).contains(&b4) {
+                    return false;
+                }
+                if i + 4 > n {
+                    return true;
+                }
+                let pointer = (usize::from(b) - 0x81) * 12600
+                    + (usize::from(bytes[i + 1]) - 0x30) * 1260
+                    + (usize::from(b3) - 0x81) * 10
+                    + usize::from(b4)
+                    - 0x30;
+                if (pointer > 39419 && pointer < 189000) || pointer > 1237575 {
+                    return false;
+                }
+                i += 4;
+            }
+            Some(0x40..=0x7e | 0x80..=0xfe) => i += 2,
+            Some(_) => return false,
+        }
+    }
+    true
+}
+
 /// Whether a file name says it is a notebook (`.ipynb`, in any case).
 pub fn is_ipynb(file_name: Option<&str>) -> bool {
     file_name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".ipynb"))
@@ -489,6 +578,59 @@ fn output(mut o: Value<'_>) -> Result<Option<Output>, (&'static str, &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// encoding_rs's strict GB18030 decoder (the command line's), as the reference.
+    fn decodes_strictly(bytes: &[u8]) -> bool {
+        let mut dec = encoding_rs::GB18030.new_decoder_without_bom_handling();
+        let mut out = vec![0u8; dec.max_utf8_buffer_length_without_replacement(bytes.len()).unwrap()];
+        let (res, _, _) = dec.decode_to_utf8_without_replacement(bytes, &mut out, false);
+        res == encoding_rs::DecoderResult::InputEmpty
+    }
+
+    #[test]
+    fn gb18030_is_told_as_the_strict_decoder_tells_it() {
+        let (gbk, _, _) = encoding_rs::GB18030.encode("训练 损失 0.5 设备端断言 €𝄞 ✓");
+        assert!(is_gb18030(&gbk) && decodes_strictly(&gbk));
+        assert!(!is_gb18030("训练 UTF-8".as_bytes()) && !is_gb18030(b"plain ascii"));
+        assert!(!is_gb18030(&[0xd1, 0xb5, 0x00, 0xc1]), "a NUL byte");
+        // Every byte string of up to four bytes over the bytes that matter, and random longer
+        // ones: our verdict is the strict decoder's, wherever the bytes are not UTF-8.
+        let bytes = [0x00u8, 0x30, 0x39, 0x3a, 0x40, 0x7e, 0x7f, 0x80, 0x81, 0x84, 0x8f, 0x90, 0xa1, 0xe3, 0xfe, 0xff];
+        let mut seen = 0;
+        let mut check = |v: &[u8]| {
+            let utf8 = matches!(crate::find::utf8_check(v), Ok(()) | Err((_, true)));
+            if v.is_empty() || utf8 || v.contains(&0) {
+                return;
+            }
+            assert_eq!(is_gb18030(v), decodes_strictly(v), "{v:02x?}");
+            seen += 1;
+        };
+        for a in bytes {
+            for b in bytes {
+                for c in bytes {
+                    for d in bytes {
+                        check(&[a, b, c, d]);
+                    }
+                    check(&[a, b, c]);
+                }
+                check(&[a, b]);
+            }
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let len = (x % 24) as usize + 1;
+            let v: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    bytes[(x % bytes.len() as u64) as usize]
+                })
+                .collect();
+            check(&v);
+        }
+        assert!(seen > 50_000, "only {seen} strings compared");
+    }
     use crate::lang::Lang;
 
     #[test]

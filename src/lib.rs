@@ -85,7 +85,7 @@ pub mod words;
 
 pub use input::{Cell, CellType, InputError, Notebook, Output, OutputKind};
 pub use pipeline::{
-    analyze_bytes, analyze_bytes_keeping, analyze_cells, analyze_notebook, analyze_text, diagnose_bytes_keeping,
+    analyze_bytes, analyze_bytes_keeping, analyze_cells, analyze_notebook, analyze_sniffed, analyze_text, diagnose_bytes_keeping,
     diagnose_cells, diagnose_text, Decoded, Options, TextAnalyzer,
 };
 pub use report::*;

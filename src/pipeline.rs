@@ -102,14 +102,24 @@ pub fn diagnose_cells(cells: &[Cell], opts: &Options) -> Findings {
 /// file name ends in `.ipynb`), else a log (UTF-16 logs are decoded; invalid UTF-8 is read
 /// lossily and the report says so).
 pub fn analyze_bytes(bytes: &[u8], file_name: Option<&str>, opts: &Options) -> Result<Report, InputError> {
-    let mut a = TextAnalyzer::new();
-    a.runtime_log(opts);
-    match classify(bytes, file_name)? {
-        Kind::Notebook(nb) => return Ok(words::report(diagnose_parsed(&nb, opts), opts.lang)),
-        Kind::Utf16(text) => a.feed(text.as_bytes()),
-        Kind::Utf8(bytes) => a.feed(bytes),
-    }
-    Ok(a.finish(opts))
+    analyze_sniffed(bytes, file_name, input::sniff(bytes, file_name), opts)
+}
+
+/// [`analyze_bytes`] for a caller that has sniffed the bytes already ([`input::sniff`]): the
+/// decision is not made twice.
+pub fn analyze_sniffed(bytes: &[u8], file_name: Option<&str>, sniff: Sniff, opts: &Options) -> Result<Report, InputError> {
+    // (The runtime log is read with a log only: a notebook places it among its cells itself.)
+    let log = |bytes: &[u8]| {
+        let mut a = TextAnalyzer::new();
+        a.runtime_log(opts);
+        a.feed(bytes);
+        a.finish(opts)
+    };
+    Ok(match classify(bytes, file_name, sniff)? {
+        Kind::Notebook(nb) => words::report(diagnose_parsed(&nb, opts), opts.lang),
+        Kind::Utf16(text) => log(text.as_bytes()),
+        Kind::Utf8(bytes) => log(bytes),
+    })
 }
 
 /// Bytes read the way [`analyze_bytes`] reads them.
@@ -138,10 +148,15 @@ pub fn diagnose_bytes_keeping(
     file_name: Option<&str>,
     opts: &Options,
 ) -> Result<(Findings, Decoded), InputError> {
+    let kind = classify(&bytes, file_name, input::sniff(&bytes, file_name))?;
+    if let Kind::Notebook(nb) = kind {
+        return Ok((diagnose_parsed(&nb, opts), Decoded::Notebook(nb)));
+    }
+    // (The runtime log is read only now: a notebook places it among its cells itself.)
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
-    match classify(&bytes, file_name)? {
-        Kind::Notebook(nb) => return Ok((diagnose_parsed(&nb, opts), Decoded::Notebook(nb))),
+    match kind {
+        Kind::Notebook(_) => unreachable!("returned above"),
         Kind::Utf16(text) => {
             a.feed(text.as_bytes());
             return Ok((a.finish_findings(opts), Decoded::Text(text)));
@@ -177,8 +192,8 @@ enum Kind<'a> {
     Utf8(&'a [u8]),
 }
 
-fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>) -> Result<Kind<'a>, InputError> {
-    let whole = match input::sniff(bytes, file_name) {
+fn classify<'a>(bytes: &'a [u8], file_name: Option<&str>, sniff: Sniff) -> Result<Kind<'a>, InputError> {
+    let whole = match sniff {
         Sniff::Binary(e) => return Err(e),
         Sniff::Whole => true,
         Sniff::Stream => false,

@@ -361,6 +361,20 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
+/// How to read a file whose first bytes are `head` (up to its first 4 MiB), as the command
+/// line decides it: `READ ENCODING`, where READ is `binary` (refused), `whole` (a notebook or a
+/// cell list) or `stream` (a log), and ENCODING `utf8`, `utf16` or `gb18030` (a Chinese Windows
+/// console's log, for the browser's own decoder).
+#[wasm_bindgen(unchecked_return_type = "`${\"binary\" | \"whole\" | \"stream\"} ${\"utf8\" | \"utf16\" | \"gb18030\"}`")]
+pub fn sniff(head: &[u8], #[wasm_bindgen(js_name = fileName)] file_name: Option<String>) -> String {
+    let read = match input::sniff(head, file_name.as_deref()) {
+        input::Sniff::Binary(_) => "binary ",
+        input::Sniff::Whole => "whole ",
+        input::Sniff::Stream => "stream ",
+    };
+    read.to_string() + input::TextEncoding::of(head).id()
+}
+
 /// What a session remembers between calls.
 struct State {
     source: Source,

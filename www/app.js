@@ -269,14 +269,9 @@ function progress({ read, total, seen }) {
   status("");
 }
 
-/** Whether a file is a log the worker can read a block at a time: UTF-8 text, not a notebook
- * or a cell list (parsed whole) and not UTF-16. */
-async function streamable(file) {
-  if (file.size <= STREAM_FROM || /\.(ipynb|json)$/i.test(file.name)) return false;
-  const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
-  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff) || head.includes(0)) return false;
-  return !/^(\ufeff)?\s*[[{]/.test(decoder.decode(head.subarray(0, 256)));
-}
+/** The bytes of a file the engine decides how to read it from (the command line's decision:
+ * a notebook or not, and the log's encoding, from its first non-ASCII bytes within these). */
+const HEAD = 4 * 1024 * 1024;
 
 /** A large log file, read a block at a time in the worker. */
 function streamFile(file) {
@@ -298,20 +293,14 @@ function analyseText(text, origin, reveal = false) {
 }
 
 const decoder = new TextDecoder();
-/** A log from a Chinese Windows console (GBK / GB18030, no byte-order mark) as UTF-8, with a
- * word in the origin; null when the bytes are UTF-8, UTF-16, a notebook or not text at all. */
+/** A log the engine found to be GB18030 (a Chinese Windows console's, no byte-order mark) as
+ * UTF-8, decoded strictly by the browser's own decoder; null where a byte past the engine's look
+ * is not GB18030 after all (the engine then reads it as it can and says so). */
 function fromGb18030(bytes) {
-  if (bytes.includes(0) || (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return null;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return null; // UTF-8 already
-  } catch {
-    // not UTF-8: try the browser's own GB18030 decoder, strictly
-  }
   try {
     return encoder.encode(new TextDecoder("gb18030", { fatal: true }).decode(bytes));
   } catch {
-    return null; // neither: the engine reads it as it can and says so
+    return null;
   }
 }
 
@@ -347,11 +336,14 @@ async function openFile(file) {
   if (!file) return;
   if (file.type.startsWith("image/")) return status(fill("page_image"), "error");
   try {
-    if (await streamable(file)) return await streamFile(file);
+    // How to read it is the engine's decision: a UTF-8 log past STREAM_FROM a block at a time
+    // (a notebook is parsed whole; UTF-16 and GB18030 are decoded whole first).
+    const how = await engine.sniff(new Uint8Array(await file.slice(0, HEAD).arrayBuffer()), file.name);
+    if (file.size > STREAM_FROM && how.read === "stream" && how.encoding === "utf8") return await streamFile(file);
     if (file.size > MAX_BYTES) return tooLarge(file.size);
     let bytes = new Uint8Array(await file.arrayBuffer());
     let origin = `${file.name} · ${Math.max(1, Math.round(file.size / 1024))} KB`;
-    const gb = fromGb18030(bytes);
+    const gb = how.encoding === "gb18030" ? fromGb18030(bytes) : null;
     if (gb) {
       bytes = gb;
       origin = fill("page_gb18030", { origin });

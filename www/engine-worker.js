@@ -5,7 +5,7 @@
 // goes to the page as the blocks pass, `cancel` stops the reading, and a window's lines are
 // read back from the file.
 
-import init, { Session, version, setCatalogue } from "./pkg/first_assert.js";
+import init, { Session, version, setCatalogue, sniff } from "./pkg/first_assert.js";
 
 const encoder = new TextEncoder();
 let session = null;
@@ -91,6 +91,7 @@ function result(report, again) {
 
 const requests = {
   version: () => version(),
+  sniff: ({ head, name }) => sniff(head, name ?? undefined),
   file: ({ file, opts }, id) => stream(id, file, opts),
   cancel: () => {
     reading++;

@@ -73,6 +73,13 @@ class Engine {
     return this.call("memory");
   }
 
+  /** How the engine reads a file whose first bytes are `head`: `{ read, encoding }` (read:
+   * binary, whole or stream; encoding: utf8, utf16 or gb18030). */
+  async sniff(head, name) {
+    const [read, encoding] = (await this.call("sniff", { head, name })).split(" ");
+    return { read, encoding };
+  }
+
   /** What the worker has done: `{ analyses, fileBytes }`, analyses begun and bytes of files
    * read (a test's hook). */
   work() {

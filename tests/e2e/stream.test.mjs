@@ -5,7 +5,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, openSync, writeSync, closeSync, readFileSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pageSuite, openPage, cliReport, artifactsDir } from "./lib.mjs";
@@ -125,4 +125,61 @@ test("the 600 MB log dropped on the page is read the same way", { timeout: 300_0
   assert.equal(await page.locator("[data-testid=read-progress-text]").isVisible(), false);
   assert.deepEqual(log.errors, []);
   await ctx.close();
+});
+
+/** Writes a log of `lines` lines made by `line(i)` to `file`, in the encoding `encode` gives,
+ * with a device-side assert (its kernel record and host error) at 40%. */
+function writeLines(file, lines, line, encode = (s) => Buffer.from(s)) {
+  const fd = openSync(file, "w");
+  let chunk = "";
+  for (let i = 0; i < lines; i++) {
+    chunk += line(i);
+    if (i === Math.floor(lines * 0.4)) {
+      chunk += "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n";
+      chunk += "RuntimeError: CUDA error: device-side assert triggered\n";
+    }
+    if (chunk.length > MB) {
+      writeSync(fd, encode(chunk));
+      chunk = "";
+    }
+  }
+  writeSync(fd, encode(chunk));
+  closeSync(fd);
+}
+
+test("how a file is read is the engine's decision: a JSON-lines log past 16 MB is read a block at a time; a GB18030 log past 16 MB is decoded whole, never streamed undecoded", { timeout: 300_000 }, async () => {
+  // A JSON-lines log (each line an object, no notebook's cells): the CLI streams it, so does the page.
+  const jsonl = path.join(dir, "events.json");
+  writeLines(jsonl, 400_000, (i) => `{"step": ${i}, "loss": 0.${(i * 7919) % 10000}, "event": "train"}\n`);
+  // A Chinese Windows console's log: GB18030 bytes, past the size the page streams from.
+  const gb = path.join(dir, "train-gbk.log");
+  const decoder = new TextDecoder("gb18030");
+  // (Node has no GB18030 encoder: these two characters' GB18030 bytes, by hand: 训练 = d1b5 c1b7.)
+  const gbBytes = Buffer.from([0xd1, 0xb5, 0xc1, 0xb7]);
+  assert.equal(decoder.decode(gbBytes), "训练");
+  writeLines(gb, 700_000, (i) => `step ${i} loss 0.${(i * 7919) % 10000} \u0001\n`, (s) => Buffer.from(s.replaceAll("\u0001", "\u0000"), "latin1"));
+  // (the marker is replaced below by the GB18030 word, byte for byte)
+  const raw = readFileSync(gb);
+  const parts = [];
+  let from = 0;
+  for (let at = raw.indexOf(0); at !== -1; at = raw.indexOf(0, from)) {
+    parts.push(raw.subarray(from, at), gbBytes);
+    from = at + 1;
+  }
+  parts.push(raw.subarray(from));
+  writeFileSync(gb, Buffer.concat(parts));
+  assert.ok(statSync(jsonl).size > 16 * MB && statSync(gb).size > 16 * MB);
+  for (const [file, streamed, what] of [[jsonl, true, "JSON lines"], [gb, false, "GB18030"]]) {
+    const want = cliReport(file);
+    assert.equal(want.verdict, "device_assert", what);
+    const { ctx, page, log } = await openApp();
+    const before = await page.evaluate(() => window.firstAssertWork());
+    await page.setInputFiles("[data-testid=file-input]", file);
+    await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, want.headline);
+    const after = await page.evaluate(() => window.firstAssertWork());
+    assert.equal(after.fileBytes - before.fileBytes, streamed ? statSync(file).size : 0, `${what}: read a block at a time: ${streamed}`);
+    if (!streamed) await page.locator("[data-testid=status]").filter({ hasText: "GB18030" }).waitFor();
+    assert.deepEqual(log.errors, []);
+    await ctx.close();
+  }
 });
