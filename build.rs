@@ -272,11 +272,11 @@ fn main() {
     // The banner the probe prints when it turns on, up to its colon: it marks a probed run.
     let on = probe_texts.get("on").unwrap_or_else(|| fail("probe/texts.toml: no `on` text".into()));
     let head = |t: &str| t.trim().split([':', '：']).next().unwrap_or("").to_string();
-    labels.push_str(&format!(
+    let banner = format!(
         "/// The probe's banner when it turns on, up to its colon: English, Chinese.\npub const BANNER: [&str; 2] = [{}, {}];\n",
         lit(&head(&on.en)),
         lit(&head(&on.zh))
-    ));
+    );
     // The probe's exception (`class NAME(RuntimeError)` in probe/probe.py): its name marks the
     // probe's error wherever the engine reads output (src/facts.rs).
     let error = template
@@ -285,7 +285,7 @@ fn main() {
         .unwrap_or_else(|| fail("probe/probe.py: no `class NAME(RuntimeError):`".into()));
     std::fs::write(
         out.join("probe_error.rs"),
-        format!("/// The probe's exception, as probe/probe.py names it.\npub const PROBE_ERROR: &str = {};\n", lit(error)),
+        format!("/// The probe's exception, as probe/probe.py names it.\npub const PROBE_ERROR: &str = {};\n{banner}", lit(error)),
     )
     .expect("write probe_error.rs");
     let groups_rs = groups_rs + &labels;

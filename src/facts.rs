@@ -6,8 +6,9 @@
 
 use crate::report::{KernelSite, Location};
 
-// The probe's exception name (`PROBE_ERROR`), generated from probe/probe.py by build.rs: the
-// scanner keeps its lines, the rerun stage and the confirmation read them.
+// The probe's exception name (`PROBE_ERROR`) and its banner (`BANNER`), generated from
+// probe/probe.py and probe/texts.toml by build.rs: the scanner keeps the error's lines, the
+// notebook's rerun and the confirmation read them.
 include!(concat!(env!("OUT_DIR"), "/probe_error.rs"));
 
 /// A set of (x, y, z) block or thread ids, for counting the distinct ones of a site (up to
@@ -411,7 +412,7 @@ pub struct InputContext {
     pub cell_count: Option<u32>,
     /// Where the input comes from, when the caller or the notebook says (`colab`).
     pub host: Option<&'static str>,
-    /// The checks that hold on a notebook's cells (`crate::checks`).
+    /// The checks that hold on a notebook's cells (`crate::notebook::checks`).
     pub checks: Vec<CheckFinding>,
     /// Cells (their notebook index) with an output the page could not read: it sits in a frame
     /// the reader cannot reach, or the cell was virtualised out of the page.
@@ -473,7 +474,7 @@ impl Facts {
     }
 }
 
-/// A check that holds (`crate::checks`), with the printed line that shows it.
+/// A check that holds (`crate::notebook::checks`), with the printed line that shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckFinding {
     pub id: &'static str,

@@ -40,7 +40,7 @@
 //! | 1 | [`report`], `text::msg` | the report contract; the message keys |
 //! | 2 | [`facts`], [`input`], [`findings`] | what the scan observed; the inputs' shapes and how to read them ([`input::sniff`]); what the diagnosis decided, in no language |
 //! | 3 | [`rules`] | the rule data (`rules/*.toml`) and the choice of a cause |
-//! | 4 | [`text`], [`scan`], [`checks`], `code` | the texts in both languages; the streaming scanner; checks on a notebook's cells; reading Python source |
+//! | 4 | [`text`], [`scan`], [`notebook`], `code` | the texts in both languages; the streaming scanner; a notebook's run (its order, the probed rerun, the checks on its cells); reading Python source |
 //! | 5 | `diagnose`, [`words`], [`probe`] | from facts (and the input's context, [`facts::InputContext`]) to [`findings::Findings`]; the one pass that words them as a [`Report`] (the checklist and the probe cell among them) |
 //! | 6 | `pipeline` | from an input to a report: the entry points re-exported here |
 //! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`] | what a report becomes: text, Markdown, the page's items, the rules page, JSON |
@@ -48,7 +48,6 @@
 //!
 //! This file holds only `mod` and `pub use`.
 
-pub mod checks;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod facts;
@@ -57,6 +56,7 @@ pub mod findings;
 pub mod input;
 pub mod json;
 pub mod lang;
+pub mod notebook;
 mod memo;
 pub mod re;
 #[cfg(not(target_arch = "wasm32"))]
@@ -80,7 +80,6 @@ mod diagnose;
 mod order;
 mod pipeline;
 pub mod probe;
-mod rerun;
 pub mod words;
 
 pub use input::{Cell, CellType, InputError, Notebook, Output, OutputKind};

@@ -4,13 +4,13 @@
 //! `diagnose` for the findings and `words` for the report. The `diagnose_*` entry points stop at
 //! the findings, for a caller that words them again in another language (the page's session).
 
-use crate::facts::{self, CellSource, InputContext};
+use crate::facts::{self, InputContext};
 use crate::findings::Findings;
-use crate::input::{self, Cell, CellType, InputError, Notebook, OutputKind, Sniff};
+use crate::input::{self, Cell, InputError, Notebook, Sniff};
 use crate::lang::Lang;
 use crate::report::{InputFormat, Report};
 use crate::scan::Scanner;
-use crate::{checks, diagnose, order, rerun, runtime_log, words};
+use crate::{diagnose, notebook, runtime_log, words};
 
 /// How to analyse.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -413,40 +413,20 @@ impl TextAnalyzer {
 }
 
 fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
+    let run = notebook::Run::of(nb, opts.colab());
     let mut s = Scanner::new();
     s.count_quoted(opts.count_quoted);
-    let mut ctx = InputContext {
-        cell_count: Some(nb.cells.iter().map(|c| c.index + 1).max().unwrap_or(0).max(nb.cells.len() as u32)),
-        host: (nb.host == Some("colab") || opts.colab()).then_some("colab"),
-        ..InputContext::default()
-    };
-    // Cells in the order they ran; cells that never ran (no execution count) after those
-    // that did, in page order.
-    let mut run_order: Vec<&Cell> = nb.cells.iter().collect();
-    order::sort_by_key(&mut run_order, |c| (order::ordered(c.execution_count.unwrap_or(i64::MAX)), u64::from(c.index)));
-    // After a rerun with the probe, outputs from before the restart are not this run's.
-    let rerun = rerun::read(&nb.cells);
-    let read = |c: &Cell| !rerun.superseded.contains(&c.index);
     // A runtime log goes where its kernel lines were printed: while the first cell that
     // reports a device-side assert ran (else after the last cell).
     let mut log = log_rows(opts);
-    let asserts = |c: &Cell| read(c) && c.outputs.iter().any(|o| rerun::reports_assert(&o.text));
-    let failing = log.as_ref().and_then(|_| run_order.iter().position(|c| asserts(c)));
-    for (run, c) in run_order.iter().enumerate() {
-        if failing == Some(run) {
+    let failing = log.as_ref().and_then(|_| run.first_assert_run());
+    for (at, c) in run.order.iter().enumerate() {
+        if failing == Some(at) {
             if let Some((info, rows)) = log.take() {
                 s.runtime_log(info, &rows);
             }
         }
-        if c.cell_type == CellType::Code {
-            ctx.cells.push(CellSource {
-                index: c.index,
-                execution_count: c.execution_count,
-                order: run as u64,
-                source: c.source.clone(),
-            });
-        }
-        if c.cell_type != CellType::Code || !read(c) {
+        if !run.reads(c) {
             continue;
         }
         s.begin_cell(c.index, c.execution_count);
@@ -455,18 +435,8 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
             s.feed_str(&o.text);
         }
     }
-    // In page order (no sort: its code for u32 would cost the package 2 KB).
-    let mut unreadable: Vec<u32> = Vec::new();
-    for c in &nb.cells {
-        if c.outputs.iter().any(|o| o.kind == OutputKind::Unreadable) && !unreadable.contains(&c.index) {
-            unreadable.push(c.index);
-        }
-    }
-    ctx.unreadable = unreadable;
-    (ctx.probe_cell, ctx.superseded) = (rerun.probe, rerun.superseded);
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
-    ctx.checks = checks::run(&run_order);
-    diagnose::diagnose(s.finish(), &ctx, nb.format)
+    diagnose::diagnose(s.finish(), &run.ctx, nb.format)
 }

@@ -32,10 +32,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("findings", 2),
     // 3: the rules (data, and the choice of a cause).
     ("rules", 3),
-    // 4: the texts, the scanner, the checks on a notebook's cells, reading Python source.
+    // 4: the texts, the scanner, a notebook's run (its order, the probed rerun, the checks on its
+    // cells), reading Python source.
     ("text", 4),
     ("scan", 4),
-    ("checks", 4),
+    ("notebook", 4),
     ("code", 4),
     // 5: from facts to findings, and the findings worded as a report.
     ("diagnose", 5),
@@ -43,7 +44,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("probe", 5),
     // 6: from an input to a report.
     ("pipeline", 6),
-    ("rerun", 6),
     // 7: what a report becomes.
     ("render", 7),
     ("share", 7),

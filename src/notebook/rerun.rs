@@ -9,9 +9,8 @@
 //! `FirstAssertError` is one of those (the probe stops the bad op before it runs, so its run
 //! shows no assert after the catch). Cells whose outputs show no error are left alone.
 
-use crate::facts::PROBE_ERROR;
+use crate::facts::{BANNER, PROBE_ERROR};
 use crate::input::{Cell, OutputKind};
-use crate::probe::BANNER;
 
 /// What the rerun tells of a notebook.
 #[derive(Debug, Default, PartialEq)]
