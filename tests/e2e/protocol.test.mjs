@@ -101,20 +101,21 @@ test("results carry places, not the log", () => {
   assert.equal(result("x", { ...report, first_assert: null, cause: null, raised_at: null, echoes: [] }).first, null);
   assert.deepEqual(r.unreadable, []);
   assert.deepEqual(result("x", { ...report, verdict: "unreadable", input: { unreadable_cells: [2, 5] } }).unreadable, [2, 5]);
-  // Confirmed: the place is the probe's error line, the kind its source; the cells whose
-  // errors are from before the probed run travel as indices.
+  // Confirmed: the place is the probe's error line (the confirmation's `at`), the kind its
+  // source; the cells whose errors are from before the probed run travel as indices.
+  const text = "FirstAssertError: F.cross_entropy: target out of range.";
   const caught = {
     ...report,
     verdict: "confirmed",
     first_assert: null,
-    confirmation: { source: "probe", op: "F.cross_entropy", value: "12" },
+    confirmation: { source: "probe", op: "F.cross_entropy", value: "12", text, at: { line: 12, cell: 3, output: 1, execution_count: 3 } },
     cause: { category: "invalid_label", rule: "r", evidence: [{ text: "FirstAssertError: F.cross_entropy: target out of range.", scope: "confirmation", where: "cell [3], line 12", line: 12, cell: 3, output: 1, execution_count: 3 }] },
     input: { unreadable_cells: [], superseded_cells: [4, 5] },
   };
   const c = result("y", caught);
   assert.deepEqual(c.first, { cell: 3, line: 12, execution_count: 3, output: 1, text: "FirstAssertError: F.cross_entropy: target out of range.", kind: "probe" });
   assert.deepEqual(c.superseded, [4, 5]);
-  assert.equal(result("y", { ...caught, confirmation: { source: "cpu" } }).first.kind, "cpu");
+  assert.equal(result("y", { ...caught, confirmation: { ...caught.confirmation, source: "cpu" } }).first.kind, "cpu");
   assert.deepEqual(r.superseded, []);
 });
 
