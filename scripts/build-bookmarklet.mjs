@@ -1,24 +1,14 @@
-// Builds the bookmarklet: the adapters (www/adapters/, joined) and www/bookmarklet/bookmarklet.js in one
-// function, with the page's origin filled in, written to www/pkg/bookmarklet.js (readable)
-// and www/pkg/bookmarklet.txt (the javascript: URL the page offers for dragging).
+// Builds the bookmarklet: www/bookmarklet/bookmarklet.js bundled with the adapters it imports
+// (esbuild, minified), with the page's origin filled in, written to www/pkg/bookmarklet.js and
+// www/pkg/bookmarklet.txt (the javascript: URL the page offers for dragging).
 //
 //   node scripts/build-bookmarklet.mjs [ORIGIN] [OUTDIR]   (default http://127.0.0.1:8000, www/pkg)
-//
-// "Minified" only by dropping comment lines, indentation and blank lines: the sources keep
-// comments on lines of their own, so nothing else needs to understand JavaScript.
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { adaptersScript } from "./adapters-script.mjs";
+import { bundle } from "./adapters-script.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-const squeeze = (src) =>
-  src
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("//"))
-    .join("\n");
 
 /** The bookmarklet for a page served at `origin` (scheme://host[:port], and a path if the
  * site lives under one): { code, url }. */
@@ -27,9 +17,7 @@ export function build(origin) {
   if (!/^https?:\/\/[^/\s"'\\?#]+(?:\/[\w.~%!$&()*+,;=:@/-]*)?$/.test(origin)) {
     throw new Error(`"${origin}" is not a page address (scheme://host[:port][/path], no query)`);
   }
-  const adapters = adaptersScript();
-  const main = readFileSync(path.join(root, "www/bookmarklet/bookmarklet.js"), "utf8").replace("__FIRST_ASSERT_PAGE__", origin);
-  const code = `(function(){${squeeze(adapters)}\n${squeeze(main)}\n})();`;
+  const code = bundle("bookmarklet/bookmarklet.js", { minify: true }).trim().replace("__FIRST_ASSERT_PAGE__", origin);
   return { code, url: "javascript:" + encodeURIComponent(code).replace(/'/g, "%27") };
 }
 

@@ -6,7 +6,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { adaptersScript } from "./adapters-script.mjs";
+import { bundle } from "./adapters-script.mjs";
 import { deflateSync } from "node:zlib";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -28,17 +28,14 @@ mkdirSync(path.join(out, "icons"), { recursive: true });
 const manifest = JSON.parse(readFileSync(path.join(www, "extension/manifest.json"), "utf8"));
 manifest.version = version;
 writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-for (const f of ["background.js", "content.js", "frame.js", "options.html", "options.js", "options.css"]) {
+for (const f of ["background.js", "options.html", "options.js", "options.css"]) {
   cpSync(path.join(www, "extension", f), path.join(out, f));
 }
-mkdirSync(path.join(out, "adapters"), { recursive: true });
-writeFileSync(path.join(out, "adapters/adapters.js"), adaptersScript());
-// The MAIN-world script carries its own copy of the adapters: Chrome injects a file listed by
-// two content-script entries once only, into the first entry's world.
-writeFileSync(
-  path.join(out, "page-world.js"),
-  adaptersScript() + "\n" + readFileSync(path.join(www, "extension/page-world.js"), "utf8"),
-);
+// The content scripts, each bundled with the adapters it imports (frame.js and page-world.js
+// take only their few parts).
+for (const f of ["content.js", "frame.js", "page-world.js"]) {
+  writeFileSync(path.join(out, f), bundle(`extension/${f}`));
+}
 for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }

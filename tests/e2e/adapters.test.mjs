@@ -1,4 +1,4 @@
-// The page adapters (www/adapters/, joined as the browser runs them) on fixture pages in Chromium: what they
+// The page adapters (www/adapters/, bundled as the browser runs them) on fixture pages in Chromium: what they
 // collect gives the engine the same first assert and cause as the notebook file itself, the
 // marks land on the right text, the self-test finds every selector, and unmark leaves the
 // page exactly as it was. Hostile outputs stay text.

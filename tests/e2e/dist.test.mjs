@@ -55,7 +55,7 @@ test("the site holds what a host needs and nothing else; its bookmarklet points 
   }
   assert.deepEqual(list.filter((f) => f.startsWith("demo/")), readdirSync(path.join(WWW, "demo")).map((f) => "demo/" + f).sort());
   const code = decodeURIComponent(readFileSync(path.join(OUT, "site/pkg/bookmarklet.txt"), "utf8").replace(/^javascript:/, ""));
-  assert.ok(code.includes(`const PAGE = "${page}"`), "the bookmarklet opens the site where it is hosted");
+  assert.ok(code.includes(`"${page}"`) && !code.includes("__FIRST_ASSERT_PAGE__"), "the bookmarklet opens the site where it is hosted");
   // Every path the page asks for is relative (the site works from a sub-path).
   for (const f of ["index.html", "pkg/app.js", "sw.js", "pkg/engine-worker.js"]) {
     const src = readFileSync(path.join(OUT, "site", f), "utf8");

@@ -56,3 +56,31 @@ test("the signal does not fire on a training log without an error", () => {
     assert.equal(SIGNAL.test(clean), false, clean);
   }
 });
+
+test("the hosts' words come from the catalogue: no sentence in the adapters' or hosts' sources, all of them in each host's bundle", async () => {
+  const { bundle } = await import("../../scripts/adapters-script.mjs");
+  const texts = JSON.parse(readFileSync(path.join(ROOT, "www/pkg/host-texts.json"), "utf8"));
+  assert.ok(Object.keys(texts.en).length >= 16 && Object.keys(texts.en).length === Object.keys(texts.zh).length);
+  const sources = [
+    ...readdirSync(path.join(ROOT, "www/adapters")).map((f) => path.join("www/adapters", f)),
+    "www/bookmarklet/bookmarklet.js",
+    "www/extension/content.js",
+    "www/extension/frame.js",
+  ];
+  for (const f of sources) {
+    // (The signal matches output in Chinese too: a pattern, not a word shown to anyone.)
+    const src = readFileSync(path.join(ROOT, f), "utf8").split("\n").filter((l) => !/^\s*const SIGNAL = /.test(l)).join("\n");
+    assert.ok(!/[\u4e00-\u9fff]/.test(src), `${f} has Chinese of its own: its words belong in i18n/messages.toml (host_)`);
+  }
+  for (const entry of ["bookmarklet/bookmarklet.js", "extension/content.js"]) {
+    const code = bundle(entry, { minify: true });
+    for (const lang of ["en", "zh"]) {
+      for (const [key, text] of Object.entries(texts[lang])) {
+        const escaped = JSON.stringify(text).slice(1, -1).replace(/[\u0080-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0"));
+        assert.ok(code.includes(escaped), `${entry} lacks ${lang} ${key}`);
+      }
+    }
+  }
+  // The frame script takes only what it uses: no panel, no bookmarklet toasts' code.
+  assert.ok(bundle("extension/frame.js").length < bundle("extension/content.js").length / 2);
+});

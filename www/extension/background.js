@@ -4,7 +4,7 @@
 // tab, until the tab closes; nothing is stored or sent anywhere.
 
 const LOCAL = ["http://localhost/*", "http://127.0.0.1/*"];
-const LOCAL_SCRIPT = { id: "local-jupyter", matches: LOCAL, js: ["adapters/adapters.js", "content.js"], runAt: "document_idle", allFrames: true };
+const LOCAL_SCRIPT = { id: "local-jupyter", matches: LOCAL, js: ["content.js"], runAt: "document_idle", allFrames: true };
 
 /** The toolbar button: scan this tab and toggle the panel; elsewhere, open the page. */
 async function scanTab(tab) {

@@ -5,23 +5,23 @@
 // never here) and marks what the panel answers. In automatic mode it watches the page and
 // does all this by itself when a device-side assert shows up.
 
-(function (A) {
-  "use strict";
-  if (!A || window.__firstAssertContent) return;
+import { Adapters as A } from "../adapters/api.js";
+import { panelHost } from "../adapters/host.js";
+import { PREFIX, PROTOCOL } from "../protocol.js";
+
+(function () {
+  if (window.__firstAssertContent) return;
   window.__firstAssertContent = true;
   const adapter = A.detect(document);
   // Only pages that show a notebook (Kaggle's top page only frames the editor).
   if (adapter === "generic" || adapter === "colabFrame") return;
 
-  const PREFIX = "first-assert:";
   const PANEL_URL = chrome.runtime.getURL("page/index.html?embed");
   const EXT_ORIGIN = new URL(PANEL_URL).origin;
 
   let panel = null; // { box, frame, ready: Promise, port }
   let collected = null;
   let lastKey = "";
-  let lastResult = null;
-  let marksOn = true;
   const frameTexts = new Map(); // iframe element -> outputs, from frame.js
 
   // ----- the panel -----
@@ -60,39 +60,36 @@
     return panel;
   }
 
-  function onPanel(e) {
-    const m = e.data || {};
-    if (m.type === PREFIX + "result") {
-      lastResult = m;
-      marksOn = true;
-      applyMarks();
+  // The panel's answers: marks in the page and, through the service worker, in Colab's
+  // outputframes (one list, done in order: every frame unmarked, then marked anew).
+  let stopWatch = () => {};
+  let frameItems = null;
+  const host = panelHost(document, {
+    collected: () => collected,
+    marks(result) {
+      const r = A.mark(document, collected, result);
+      // Cells virtualised out of the page are marked when they render.
+      stopWatch = A.watch(document, collected, r.pending, () => host.remark());
+      if (r.first === "virtualised" && panel && panel.box.style.getPropertyValue("display") === "block") A.reveal(document, collected, result.first.cell);
+      for (const f of r.frames) frameItems.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, kind: f.kind, line: f.line, text: f.text || "" } });
+      return r;
+    },
+    clear() {
+      A.unmark(document);
+      stopWatch();
+      frameItems = knownFrames().map((f) => ({ url: frameUrl(f), msg: { type: "frame-unmark" } }));
+      queueMicrotask(() => {
+        if (frameItems) toFrames(frameItems);
+        frameItems = null;
+      });
+    },
+    told(m) {
       const caught = m.verdict === "confirmed";
       const asserts = m.first && !caught ? 1 : 0;
       chrome.runtime.sendMessage({ type: "counts", asserts, echoes: m.echoes.length, caught }).catch(() => {});
-    } else if (m.type === PREFIX + "reveal") {
-      if (collected && Number.isInteger(m.cell)) A.reveal(document, collected, m.cell);
-    } else if (m.type === PREFIX + "marks") {
-      marksOn = !!m.on;
-      applyMarks();
-    }
-  }
-
-  let stopWatch = () => {};
-
-  function applyMarks() {
-    A.unmark(document);
-    stopWatch();
-    // One list, done in order by the service worker: every frame unmarked, then marked anew.
-    const items = knownFrames().map((f) => ({ url: frameUrl(f), msg: { type: "frame-unmark" } }));
-    if (marksOn && lastResult && collected) {
-      const r = A.mark(document, collected, lastResult);
-      // Cells virtualised out of the page are marked when they render.
-      stopWatch = A.watch(document, collected, r.pending, () => applyMarks());
-      if (r.first === "virtualised" && panel && panel.box.style.getPropertyValue("display") === "block") A.reveal(document, collected, lastResult.first.cell);
-      for (const f of r.frames) items.push({ url: frameUrl(f.frame), msg: { type: "frame-mark", role: f.role, kind: f.kind, line: f.line, text: f.text || "" } });
-    }
-    toFrames(items);
-  }
+    },
+    failed() {},
+  });
 
   // ----- outputframes -----
   //
@@ -247,9 +244,9 @@
     lastKey = text;
     await p.ready;
     const ch = new MessageChannel();
-    ch.port1.onmessage = onPanel;
+    ch.port1.onmessage = (e) => host.onMessage(e.data);
     p.frame.contentWindow.postMessage(
-      { type: PREFIX + "analyze", protocol: 1, id: "extension", cells: collected.cells, title: document.title.slice(0, 200), sources: collected.sources },
+      { type: PREFIX + "analyze", protocol: PROTOCOL, id: "extension", cells: collected.cells, title: document.title.slice(0, 200), sources: collected.sources },
       EXT_ORIGIN,
       [ch.port2],
     );
@@ -299,4 +296,4 @@
     }
     return false;
   });
-})(globalThis.FirstAssertAdapters);
+})();

@@ -6,9 +6,11 @@
 // scripts of the notebook's outputs, which run in this frame, cannot send it commands or
 // feed the top page fake outputs.
 
-(function (A) {
-  "use strict";
-  if (!A || window.__firstAssertFrame) return;
+import { frame } from "../adapters/api.js";
+import { SIGNAL } from "../adapters/selectors.js";
+
+(function () {
+  if (window.__firstAssertFrame) return;
   if (!/-colab\.googleusercontent\.com$/.test(location.hostname) || !/outputframe\.html$/.test(location.pathname)) return;
   window.__firstAssertFrame = true;
 
@@ -16,11 +18,11 @@
 
   /** Sends the frame's outputs when they changed; says so when they show an assert. */
   function report() {
-    const outputs = A.frame.collect(document);
+    const outputs = frame.collect(document);
     const key = JSON.stringify(outputs);
     if (key === last) return;
     last = key;
-    const alert = A.SIGNAL.test(key);
+    const alert = SIGNAL.test(key);
     chrome.runtime.sendMessage({ type: "frame-outputs", outputs, alert }).catch(() => {});
   }
 
@@ -28,9 +30,9 @@
     if (!m || typeof m.type !== "string") return;
     if (m.type === "frame-mark") {
       const kind = ["probe", "cpu"].includes(m.kind) ? m.kind : "first";
-      A.frame.mark(document, m.role === "first" ? "first" : "echo", Number.isInteger(m.line) ? m.line : null, String(m.text || ""), kind);
+      frame.mark(document, m.role === "first" ? "first" : "echo", Number.isInteger(m.line) ? m.line : null, String(m.text || ""), kind);
     } else if (m.type === "frame-unmark") {
-      A.frame.unmark(document);
+      frame.unmark(document);
     }
   });
 
@@ -44,4 +46,4 @@
       timer = setTimeout(report, 300);
     }).observe(document.body, { childList: true, subtree: true, characterData: true });
   }
-})(globalThis.FirstAssertAdapters);
+})();
