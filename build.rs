@@ -24,6 +24,18 @@ mod needles;
 #[path = "src/rules/check_ids.rs"]
 mod check_ids;
 
+// What confirms a rule (`[confirm]`), the probe cell's composition, and the sharing table.
+#[path = "build/confirm.rs"]
+mod confirm;
+#[path = "build/probe.rs"]
+mod probe;
+#[path = "build/share.rs"]
+mod share;
+
+use confirm::{confirm_tables, Confirm};
+use probe::{compose_probe, probe_groups};
+use share::share_table;
+
 const CATEGORIES: &[(&str, &str)] = &[
     ("invalid_label", "InvalidLabel"),
     ("index_out_of_bounds", "IndexOutOfBounds"),
@@ -67,35 +79,6 @@ struct RuleFile {
 
 fn one() -> f64 {
     1.0
-}
-
-/// How the loop closes for a rule: the probe's ops it confirms, the bounds the probe prints that
-/// name it, and PyTorch's own CPU errors for its bug (rules/README.md).
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct Confirm {
-    #[serde(default)]
-    probe_ops: Vec<String>,
-    #[serde(default)]
-    probe_bounds: Vec<String>,
-    #[serde(default)]
-    cpu: Vec<CpuForm>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CpuForm {
-    message: String,
-    #[serde(default)]
-    bound: String,
-    #[serde(default)]
-    value: Option<(String, String)>,
-    #[serde(default)]
-    frame: Option<String>,
-    #[serde(default)]
-    frame_not: Option<String>,
-    #[serde(default)]
-    legacy: bool,
 }
 
 #[derive(Deserialize)]
@@ -427,48 +410,6 @@ fn compile_rules(
     }
     code.push_str("];\n");
     code.push_str(&confirm_tables(&confirms));
-    code
-}
-
-/// The rules' `[confirm]` tables as three lists: the probe's ops and the rule each confirms,
-/// the bounds that name another rule of the same op, and the CPU's error forms. An op or a
-/// bound confirmed by two rules, or a CPU form that says neither its bound nor where its value
-/// stands, fails the build.
-fn confirm_tables(rules: &[(&Path, String, Confirm)]) -> String {
-    let (mut ops, mut bounds, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
-    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
-    for (path, id, c) in rules {
-        for (kind, list, out) in [("probe op", &c.probe_ops, &mut ops), ("probe bound", &c.probe_bounds, &mut bounds)] {
-            for x in list {
-                if let Some(other) = taken.insert(format!("{kind} {x}"), id) {
-                    fail(format!("{}: the {kind} `{x}` is confirmed by `{other}` already", path.display()));
-                }
-                out.push(format!("({}, {})", lit(x), lit(id)));
-            }
-        }
-        for f in &c.cpu {
-            if f.message.trim().is_empty() || (f.bound.is_empty() && f.value.is_none()) {
-                fail(format!("{}: a [[confirm.cpu]] needs a message and its bound or where its value stands", path.display()));
-            }
-            let value = f.value.as_ref().map_or("None".to_string(), |(a, b)| format!("Some(({}, {}))", lit(a), lit(b)));
-            cpu.push(format!(
-                "CpuForm {{ message: {}, rule: {}, bound: {}, value: {value}, frame: {}, frame_not: {}, legacy: {} }}",
-                lit(&f.message),
-                lit(id),
-                lit(&f.bound),
-                opt(&f.frame),
-                opt(&f.frame_not),
-                f.legacy
-            ));
-        }
-    }
-    let mut code = String::new();
-    let _ = writeln!(code, "/// The probe's ops (as it prints them) and the rule each confirms (`[confirm] probe_ops`).");
-    let _ = writeln!(code, "pub static PROBE_OPS: &[(&str, &str)] = &[{}];", ops.join(", "));
-    let _ = writeln!(code, "/// A bound the probe prints that names a rule of its own over the op's (`[confirm] probe_bounds`).");
-    let _ = writeln!(code, "pub static PROBE_BOUNDS: &[(&str, &str)] = &[{}];", bounds.join(", "));
-    let _ = writeln!(code, "/// PyTorch's own CPU errors for the bugs a GPU reports as a device-side assert (`[[confirm.cpu]]`).");
-    let _ = writeln!(code, "pub static CPU_FORMS: &[CpuForm] = &[\n  {}\n];", cpu.join(",\n  "));
     code
 }
 
@@ -840,155 +781,3 @@ fn catalogue(
     out
 }
 
-/// The probe's check groups: the `"id": "ops",` lines of `_GROUPS = {` in probe/probe.py.
-fn probe_groups(template: &str) -> Vec<(String, String)> {
-    let start = template.find("\n_GROUPS = {\n").unwrap_or_else(|| fail("probe/probe.py: no `_GROUPS = {`".into()));
-    let body = &template[start + 13..];
-    let body = &body[..body.find("\n}").unwrap_or_else(|| fail("probe/probe.py: `_GROUPS` is not closed".into()))];
-    let groups: Vec<(String, String)> = body
-        .lines()
-        .map(|l| {
-            let mut q = l.trim().trim_end_matches(',').split('"').filter(|p| !p.trim().is_empty() && p.trim() != ":");
-            match (q.next(), q.next(), q.next()) {
-                (Some(id), Some(ops), None) => (id.to_string(), ops.to_string()),
-                _ => fail(format!("probe/probe.py: `{l}` is not a `\"id\": \"ops\",` line of _GROUPS")),
-            }
-        })
-        .collect();
-    if groups.is_empty() {
-        fail("probe/probe.py: `_GROUPS` is empty".into());
-    }
-    groups
-}
-
-/// The probe cell in one language: each `#@@key@@` becomes comment lines and each `@@key@@` the
-/// text inside its Python string; `{version}` the crate's version. `{probe_suspects}` stays for
-/// the engine (`src/probe.rs`).
-fn compose_probe(template: &str, texts: &BTreeMap<String, Message>, lang: &str) -> String {
-    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
-    let mut out = String::with_capacity(template.len() * 2);
-    let mut rest = template;
-    let mut used = Vec::new();
-    while let Some(at) = rest.find("@@") {
-        let comment = rest[..at].ends_with('#');
-        out.push_str(&rest[..if comment { at - 1 } else { at }]);
-        let after = &rest[at + 2..];
-        let end =
-            after.find("@@").unwrap_or_else(|| fail("probe/probe.py: an `@@key` without its closing `@@`".into()));
-        let key = &after[..end];
-        let m = texts
-            .get(key)
-            .unwrap_or_else(|| fail(format!("probe/texts.toml: no text `{key}` (probe/probe.py uses it)")));
-        let text = if lang == "en" { &m.en } else { &m.zh }.trim_matches('\n');
-        if comment {
-            let lines: Vec<String> = text.lines().map(|l| format!("# {l}").trim_end().to_string()).collect();
-            out.push_str(&lines.join("\n"));
-        } else {
-            if text.contains(['"', '\\', '\n']) {
-                fail(format!(
-                    "probe/texts.toml: `{key}` ({lang}) stands in a Python string: no quote, backslash or newline"
-                ));
-            }
-            out.push_str(text);
-        }
-        used.push(key.to_string());
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    if let Some(k) = texts.keys().find(|k| !used.contains(k)) {
-        fail(format!("probe/texts.toml: `{k}` is not used by probe/probe.py"));
-    }
-    out.replace("{version}", &version)
-}
-
-/// A row of share/patterns.toml's `[[redact]]` table (the file says what each field means).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RedactRow {
-    kind: String,
-    pattern: String,
-    #[serde(default)]
-    flags: String,
-    with: Vec<String>,
-    #[serde(default)]
-    mixed: bool,
-    examples: Vec<String>,
-    keeps: Vec<String>,
-}
-
-/// A row of share/patterns.toml's `[[version]]` table.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VersionRow {
-    what: String,
-    pattern: String,
-    #[serde(default)]
-    flags: String,
-    examples: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ShareTable {
-    redact: Vec<RedactRow>,
-    version: Vec<VersionRow>,
-}
-
-/// The kinds of personal data the redaction hides, in the order its counts are told.
-const REDACT_KINDS: [&str; 7] = ["user", "folder", "host", "email", "ip", "token", "secret"];
-const VERSION_WHATS: [&str; 4] = ["pytorch", "cuda", "python", "gpu"];
-
-/// share/patterns.toml as JSON (src/share reads it with serde_json, the page's share.js with
-/// JSON.parse): checked here for what a reader of it could get wrong.
-fn share_table(path: &Path) -> String {
-    let src = std::fs::read_to_string(path).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-    let t: ShareTable = toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    let p = path.display();
-    let flags = |f: &str, what: &str| {
-        if !f.chars().all(|c| c == 'i' || c == 'm') {
-            fail(format!("{p}: {what}: flags are \"i\" and/or \"m\", not `{f}`"));
-        }
-    };
-    let list = |v: &[String]| v.iter().map(|s| json(s)).collect::<Vec<_>>().join(",");
-    let mut rows = Vec::new();
-    for r in &t.redact {
-        let what = format!("the `{}` row `{}`", r.kind, r.pattern);
-        if !REDACT_KINDS.contains(&r.kind.as_str()) {
-            fail(format!("{p}: {what}: kind is one of {REDACT_KINDS:?}"));
-        }
-        flags(&r.flags, &what);
-        if r.with.is_empty() || r.examples.is_empty() || r.keeps.is_empty() {
-            fail(format!("{p}: {what} needs `with`, `examples` and `keeps`"));
-        }
-        rows.push(format!(
-            "{{\"kind\":{},\"pattern\":{},\"flags\":{},\"with\":[{}],\"mixed\":{},\"examples\":[{}],\"keeps\":[{}]}}",
-            json(&r.kind),
-            json(&r.pattern),
-            json(&r.flags),
-            list(&r.with),
-            r.mixed,
-            list(&r.examples),
-            list(&r.keeps)
-        ));
-    }
-    let mut versions = Vec::new();
-    for v in &t.version {
-        if !VERSION_WHATS.contains(&v.what.as_str()) {
-            fail(format!("{p}: the version row `{}`: what is one of {VERSION_WHATS:?}", v.pattern));
-        }
-        flags(&v.flags, &v.pattern);
-        versions.push(format!(
-            "{{\"what\":{},\"pattern\":{},\"flags\":{},\"examples\":[{}]}}",
-            json(&v.what),
-            json(&v.pattern),
-            json(&v.flags),
-            list(&v.examples)
-        ));
-    }
-    format!(
-        "{{\"kinds\":[{}],\"redact\":[\n{}\n],\"version\":[\n{}\n]}}\n",
-        list(&REDACT_KINDS.map(String::from)),
-        rows.join(",\n"),
-        versions.join(",\n")
-    )
-}
