@@ -84,7 +84,7 @@ pub enum Scope {
     Message,
     /// The source line of the op that raised the error.
     Raised,
-    /// A check the engine works out (`src/checks.rs`); the pattern's `keyword` is its id.
+    /// A check the engine works out (`src/notebook/checks.rs`); the pattern's `keyword` is its id.
     Check,
 }
 

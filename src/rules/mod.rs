@@ -49,7 +49,7 @@ pub const MESSAGE: f32 = 0.6;
 pub const CODE: f32 = 0.55;
 /// Strength of the op that raised the error.
 pub const RAISED: f32 = 0.5;
-/// A check that holds (`src/checks.rs`): it shows the bad value itself, but not that the op
+/// A check that holds (`src/notebook/checks.rs`): it shows the bad value itself, but not that the op
 /// that asserted is the one that reads it, so it stands below a frame and above a source line.
 pub const CHECK: f32 = 0.65;
 
@@ -247,7 +247,7 @@ pub struct Input<'a> {
     pub raised: Option<(&'a str, Loc)>,
     /// True when the traceback points at the real op (no late reporting).
     pub trusted_trace: bool,
-    /// The checks that hold (`src/checks.rs`).
+    /// The checks that hold (`src/notebook/checks.rs`).
     pub checks: &'a [crate::facts::CheckFinding],
 }
 
@@ -607,7 +607,7 @@ impl RuleSet {
         }
     }
 
-    /// The checks that hold (`src/checks.rs`) and the rules that cite them.
+    /// The checks that hold (`src/notebook/checks.rs`) and the rules that cite them.
     fn check_hits(&self, input: &Input<'_>, hits: &mut Hits) {
         for f in input.checks {
             for p in self.pats.iter().filter(|p| p.scope == Scope::Check && p.keyword == Some(f.id)) {
