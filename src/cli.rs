@@ -1,10 +1,16 @@
-//! The `first-assert` command (see `main.rs`): reads a log or a notebook, prints the report.
+//! The `first-assert` command: reads a log or a notebook, prints the report. The native binary
+//! (`main.rs`) and the Python package's `first-assert` (`python.rs`) both run [`main_with`], so
+//! the two print the same bytes.
 //!
 //! This file only parses arguments, reads input and writes output; the analysis is the
 //! library's, and every message comes from the catalogue (`i18n/messages.toml`).
 
-use first_assert::input::Sniff;
-use first_assert::{render, share, Lang, Msg, Options, Report, TextAnalyzer, Verdict};
+use crate::input::{self, Sniff};
+use crate::pipeline::{self, Options, TextAnalyzer};
+use crate::report::{Report, Verdict};
+use crate::text::{Lang, Msg};
+use crate::{probe, render, share};
+use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -38,9 +44,15 @@ struct Args {
     log: Option<String>,
 }
 
+/// The command with the process's arguments.
 pub fn main() -> ExitCode {
-    let lang = ui_lang();
-    match run(lang) {
+    main_with(std::env::args_os().skip(1).collect())
+}
+
+/// The command with `args` (the arguments after the program's name).
+pub fn main_with(args: Vec<OsString>) -> ExitCode {
+    let lang = ui_lang(&args);
+    match run(lang, args) {
         Ok(code) => code,
         Err(msg) => {
             let _ = writeln!(io::stderr(), "{}", Msg::CliErrPrefix.fill(lang, &[("message", &render::sanitize(&msg))]));
@@ -50,8 +62,8 @@ pub fn main() -> ExitCode {
 }
 
 /// The language of messages: `--lang` when given and valid, else the environment's.
-fn ui_lang() -> Lang {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+fn ui_lang(args: &[OsString]) -> Lang {
+    let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     for (i, a) in args.iter().enumerate() {
         let v = match a.strip_prefix("--lang=") {
             Some(v) => Some(v),
@@ -84,10 +96,10 @@ fn with_usage(l: Lang, msg: String) -> String {
     format!("{msg}\n\n{}", usage(l))
 }
 
-fn parse_args(l: Lang) -> Result<Option<Args>, String> {
+fn parse_args(l: Lang, args: Vec<OsString>) -> Result<Option<Args>, String> {
     let mut a =
         Args { format: Format::Text, keep_personal: false, probe: false, lang: l, color: None, path: None, log: None };
-    let mut it = std::env::args_os().skip(1);
+    let mut it = args.into_iter();
     let mut only_paths = false;
     while let Some(arg) = it.next() {
         let arg = arg.into_string().map_err(|a| a.to_string_lossy().into_owned())?;
@@ -161,8 +173,8 @@ fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
     Ok(())
 }
 
-fn run(l: Lang) -> Result<ExitCode, String> {
-    let Some(args) = parse_args(l)? else { return Ok(ExitCode::SUCCESS) };
+fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
+    let Some(args) = parse_args(l, args)? else { return Ok(ExitCode::SUCCESS) };
     let mut opts = Options::lang(args.lang);
     if let Some(path) = &args.log {
         opts.runtime_log = Some(read_log(path, l)?);
@@ -196,7 +208,7 @@ fn run(l: Lang) -> Result<ExitCode, String> {
     let mut out = io::stdout().lock();
     let written = if args.probe {
         // With no assert in the input there is no suspect: the probe checks every op alike.
-        let probe = report.probe.clone().unwrap_or_else(|| first_assert::probe::probe(report.lang, None));
+        let probe = report.probe.clone().unwrap_or_else(|| probe::probe(report.lang, None));
         if report.verdict != Verdict::DeviceAssert {
             let _ = writeln!(io::stderr(), "{}", Msg::CliProbeNoAssert.text(l));
         }
@@ -248,10 +260,10 @@ fn markdown(args: &Args, opts: &Options, l: Lang) -> Result<ExitCode, String> {
     if bytes.len() as u64 > MAX_NOTEBOOK {
         return Err(Msg::CliErrShareTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
     }
-    let (report, decoded) = first_assert::analyze_bytes_keeping(bytes, name, opts).map_err(|e| e.message(l))?;
+    let (report, decoded) = pipeline::analyze_bytes_keeping(bytes, name, opts).map_err(|e| e.message(l))?;
     let seen = match &decoded {
-        first_assert::Decoded::Text(t) => share::versions::seen(t),
-        first_assert::Decoded::Notebook(nb) => share::versions::seen(&share::versions::cells_text(&nb.cells)),
+        pipeline::Decoded::Text(t) => share::versions::seen(t),
+        pipeline::Decoded::Notebook(nb) => share::versions::seen(&share::versions::cells_text(&nb.cells)),
     };
     let shared = share::markdown::markdown(&report, &seen, !args.keep_personal);
     if let Some(c) = shared.hidden.as_ref().filter(|c| !c.is_empty()) {
@@ -282,7 +294,7 @@ fn read_log(path: &str, l: Lang) -> Result<String, String> {
     if bytes.len() as u64 > MAX_RUNTIME_LOG {
         return Err(Msg::CliErrLogTooLarge.fill(l, &[("mb", &(MAX_RUNTIME_LOG >> 20))]));
     }
-    Ok(first_assert::input::decode_text(&bytes))
+    Ok(input::decode_text(&bytes))
 }
 
 fn io_reason(e: &io::Error, l: Lang) -> String {
@@ -301,7 +313,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
     let mut head = vec![0u8; 64 << 10];
     let n = read_full(&mut r, &mut head).map_err(read_err)?;
     head.truncate(n);
-    let whole = match first_assert::input::sniff(&head, name) {
+    let whole = match input::sniff(&head, name) {
         Sniff::Binary(e) => return Err(e.message(l)),
         Sniff::Whole => true,
         Sniff::Stream => false,
@@ -312,7 +324,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
         if all.len() as u64 > MAX_NOTEBOOK {
             return Err(Msg::CliErrNotebookTooLarge.fill(l, &[("mb", &(MAX_NOTEBOOK >> 20))]));
         }
-        return first_assert::analyze_sniffed(&all, name, Sniff::Whole, opts).map_err(|e| e.message(l));
+        return pipeline::analyze_sniffed(&all, name, Sniff::Whole, opts).map_err(|e| e.message(l));
     }
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
@@ -365,7 +377,7 @@ impl Encoding {
             };
             a.feed(&bytes[..i]);
             self.decided = true;
-            if first_assert::input::is_gb18030(&bytes[i..]) {
+            if input::is_gb18030(&bytes[i..]) {
                 self.gb = Some(encoding_rs::GB18030.new_decoder_without_bom_handling());
                 let _ = writeln!(io::stderr(), "{}", Msg::CliNoteGb18030.text(self.lang));
             }
@@ -401,8 +413,9 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// regular log (a notebook, a binary file, a map that fails) take the streaming path.
 #[cfg(unix)]
 mod mapped {
-    use first_assert::input::Sniff;
-    use first_assert::{Options, Report, TextAnalyzer};
+    use crate::input::{self, Sniff};
+    use crate::pipeline::{Options, TextAnalyzer};
+    use crate::report::Report;
     use std::fs::File;
     use std::os::unix::io::AsRawFd;
 
@@ -454,7 +467,7 @@ mod mapped {
 
     /// The report on a log file, or `None` when the file is not for this path.
     pub fn read_log(f: &File, len: u64, name: Option<&str>, opts: &Options) -> Option<Report> {
-        if len < MIN || first_assert::input::is_ipynb(name) {
+        if len < MIN || input::is_ipynb(name) {
             return None;
         }
         // The first window of a large file is small: its pages are faulted in as it is read,
@@ -462,12 +475,12 @@ mod mapped {
         let first_len = if len <= WINDOW { len } else { MIN };
         let first = Window::map(f, 0, first_len as usize, false)?;
         let head = &first.bytes()[..first.len.min(64 << 10)];
-        if !matches!(first_assert::input::sniff(head, name), Sniff::Stream) {
+        if !matches!(input::sniff(head, name), Sniff::Stream) {
             return None;
         }
         let mut a = TextAnalyzer::new();
         a.runtime_log(opts);
-        let mut text = super::Encoding::new(opts.lang);
+        let mut text = crate::cli::Encoding::new(opts.lang);
         // While the engine reads a window, another thread maps the next one with its pages
         // in place (the kernel's work of faulting them in, a third of the time, runs beside
         // the search instead of inside it) and unmaps the one before.
@@ -504,8 +517,8 @@ mod mapped {
         _: &std::fs::File,
         _: u64,
         _: Option<&str>,
-        _: &first_assert::Options,
-    ) -> Option<first_assert::Report> {
+        _: &crate::pipeline::Options,
+    ) -> Option<crate::report::Report> {
         None
     }
 }

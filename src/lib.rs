@@ -51,6 +51,9 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod facts;
+/// The command line (native only: the binary and the Python package run it).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
 pub mod find;
 pub mod findings;
 pub mod input;

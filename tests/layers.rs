@@ -50,13 +50,15 @@ const LAYERS: &[(&str, u8)] = &[
     ("view", 7),
     ("docs", 7),
     ("report_json", 7),
-    // 8: the WebAssembly binding (the command line is a binary outside the library).
+    // 8: the bindings and the command line: WebAssembly, Python, the terminal.
     ("wasm", 8),
+    ("python", 8),
+    ("cli", 8),
 ];
 
 /// Files that are not modules of the library: its root (only `mod` and `pub use`) and the
 /// command line's binary.
-const SKIPPED: &[&str] = &["lib.rs", "main.rs", "cli.rs"];
+const SKIPPED: &[&str] = &["lib.rs", "main.rs"];
 
 /// The table entry a module path belongs to.
 fn entry(module: &str) -> Option<(&'static str, u8)> {
