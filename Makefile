@@ -12,7 +12,9 @@
 #                fixtures (CALIBRATE=DIR... for other labelled outputs)
 #   make dist    what a user hosts, installs and publishes, in dist/: the site (for ORIGIN, where
 #                it will be served; default the origin of make serve), the extension's zips, the
-#                npm package, the CLI's tarball
+#                npm package, the CLI's tarball, the Python package's wheel
+#   make wheel   the Python package (pip install first-assert): one abi3 manylinux_2_17 wheel in
+#                dist/wheels
 
 CARGO ?= cargo
 PORT ?= 8000
@@ -24,7 +26,7 @@ FUZZ_SECONDS ?= 60
 BIN := target/release/first-assert
 E2E := tests/e2e
 
-.PHONY: build test tools web serve report bench dist clean calibration
+.PHONY: build test tools web serve report bench dist clean calibration wheel
 
 build:
 	$(CARGO) build --release --locked
@@ -45,6 +47,7 @@ test: tools
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
 	$(CARGO) run --release --locked --example calibration -- tests/cases tests/priors
+	@bash scripts/test-wheel.sh
 	cd $(E2E) && node --test
 	@bash scripts/test-probe.sh
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -56,6 +59,9 @@ calibration:
 
 dist:
 	@bash scripts/dist.sh $(ORIGIN) $(DIST)
+
+wheel:
+	@bash scripts/wheel.sh
 
 report: build
 	@for f in www/demo/*; do printf '\n\033[1m=== %s\033[0m\n' "$$f"; $(BIN) --color always "$$f" || true; done

@@ -11,6 +11,7 @@
 #   first-assert-extension-VERSION-firefox.zip    Firefox
 #   npm/                                          the npm package (npm pack in it)
 #   first-assert-VERSION-x86_64-unknown-linux-gnu.tar.gz   the command line
+#   wheels/first_assert-VERSION-cp39-abi3-manylinux_2_17_x86_64.whl   the Python package (pip install)
 #
 # The version comes from Cargo.toml, the one place it is written.
 set -euo pipefail
@@ -32,11 +33,18 @@ start=$(date +%s)
 if [ "${DIST_PREBUILT:-}" != 1 ]; then
   bash scripts/build-web.sh
   cargo build --release --locked --quiet --bin first-assert --example serve
+  bash scripts/wheel.sh dist/wheels
 fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/site" "$out/npm" "$out"/first-assert-*.zip "$out"/first-assert-*.tar.gz
+# The Python package (make wheel wrote it to dist/wheels).
+if [ "$out/wheels" != "$(pwd)/dist/wheels" ]; then
+  rm -rf "$out/wheels"
+  mkdir -p "$out/wheels"
+  cp dist/wheels/*.whl "$out/wheels/"
+fi
 
 # The site: exactly what the page needs, nothing of the sources, tests or type definitions.
 site=$out/site
@@ -136,7 +144,7 @@ site_gz=$(find "$site" -type f -exec sh -c 'gzip -9 -c "$1" | wc -c' _ {} \; | a
 {
   printf 'dist: %s (version %s, origin %s) in %ds\n' "$out" "$version" "$origin" "$((end - start))"
   printf '  site/  %d files, %d bytes, %d gzipped\n' "$(find "$site" -type f | wc -l)" "$site_raw" "$site_gz"
-  for f in "$out"/first-assert-*.zip "$out/$cli.tar.gz"; do
+  for f in "$out"/first-assert-*.zip "$out/$cli.tar.gz" "$out"/wheels/*.whl; do
     printf '  %s  %d bytes\n' "$(basename "$f")" "$(size "$f")"
   done
   printf '  npm/  %d bytes (the engine %d gzipped)\n' "$(du -sb "$npm" | cut -f1)" "$(gz "$npm/first_assert_bg.wasm")"

@@ -11,6 +11,8 @@
 # esbuild       the npm packages of scripts/web alone (esbuild, for make web)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
+# wheel         a virtual environment with maturin, ziglang and auditwheel (python/requirements-build.txt),
+#               for make wheel. Where: $FIRST_ASSERT_WHEEL_ENV, default ~/.cache/first-assert/wheel
 # torch         a virtual environment with PyPI's torch (tests/probe/requirements.txt), for the
 #               probe cell's tests: ~2 minutes and ~5 GB once, then nothing while the pins hold.
 #               Where: $FIRST_ASSERT_TORCH_ENV, default ~/.cache/first-assert/torch
@@ -121,6 +123,26 @@ torch() {
   cp "$req" "$stamp"
 }
 
+# The environment make wheel builds in; its maturin is $(wheel_env)/bin/maturin.
+wheel_env() {
+  printf '%s\n' "${FIRST_ASSERT_WHEEL_ENV:-${XDG_CACHE_HOME:-$HOME/.cache}/first-assert/wheel}"
+}
+
+wheel() {
+  local env req stamp
+  env=$(wheel_env)
+  req=python/requirements-build.txt
+  stamp="$env/.first-assert-requirements"
+  if [ -x "$env/bin/maturin" ] && cmp -s "$req" "$stamp"; then
+    return
+  fi
+  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: ~1 minute)"
+  rm -rf "$env"
+  python3 -m venv "$env"
+  "$env/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+  cp "$req" "$stamp"
+}
+
 for what in "$@"; do
   case "$what" in
     wasm-target) wasm_target ;;
@@ -132,6 +154,8 @@ for what in "$@"; do
     ripgrep) ripgrep ;;
     torch) torch ;;
     torch-env) torch_env ;;
+    wheel) wheel ;;
+    wheel-env) wheel_env ;;
     *) say "unknown tool: $what"; exit 2 ;;
   esac
 done

@@ -83,6 +83,8 @@ mod diagnose;
 mod order;
 mod pipeline;
 pub mod probe;
+#[cfg(feature = "python")]
+mod python;
 pub mod words;
 
 pub use input::{Cell, CellType, InputError, Notebook, Output, OutputKind};

@@ -133,3 +133,12 @@ test("the command line's tarball runs, says its version, and carries the README 
   assert.deepEqual(readdirSync(path.join(tmp, name)).sort(), ["LICENSE", "README.md", "first-assert"]);
   assert.equal(execFileSync(path.join(tmp, name, "first-assert"), ["--version"], { encoding: "utf8" }).trim(), `first-assert ${VERSION}`);
 });
+
+test("the Python package's wheel: one abi3 manylinux_2_17 wheel of this version, with the engine and the command", () => {
+  const wheels = readdirSync(path.join(OUT, "wheels"));
+  assert.deepEqual(wheels, [`first_assert-${VERSION}-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl`]);
+  const names = execFileSync("python3", ["-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", path.join(OUT, "wheels", wheels[0])], { encoding: "utf8" }).trim().split("\n");
+  for (const f of ["first_assert/__init__.py", "first_assert/__main__.py", "first_assert/py.typed", "first_assert/_engine.pyi"]) assert.ok(names.includes(f), `the wheel lacks ${f}`);
+  assert.ok(names.some((f) => /^first_assert\/_engine\.abi3\.so$/.test(f)), names.join(" "));
+  assert.ok(names.some((f) => /entry_points\.txt$/.test(f)), "the first-assert command");
+});

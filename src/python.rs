@@ -1,0 +1,63 @@
+//! The Python package's engine, `first_assert._engine` (feature `python`, built by maturin:
+//! `make wheel`): the same analysis, the same words and the same command line as the CLI and
+//! the WebAssembly package, in the Python process (no subprocess). It converts values; the
+//! package's Python (`python/first_assert/`) is the API.
+
+use crate::pipeline::{self, Options};
+use crate::report::Report;
+use crate::text::Lang;
+use crate::{cli, render, report_json, share};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+fn lang(tag: &str) -> PyResult<Lang> {
+    Lang::from_tag(tag).ok_or_else(|| PyValueError::new_err(format!("unknown language `{tag}` (en or zh)")))
+}
+
+/// The report of `data` (a log or a notebook's bytes; `name`, a file name, says only that a
+/// `.ipynb` must be a notebook) as the CLI's JSON.
+#[pyfunction]
+#[pyo3(signature = (data, name=None, lang="en", runtime_log=None, host=None))]
+fn analyze(data: &[u8], name: Option<&str>, lang: &str, runtime_log: Option<String>, host: Option<String>) -> PyResult<String> {
+    let opts = Options { lang: self::lang(lang)?, runtime_log, host, count_quoted: false };
+    let l = opts.lang;
+    let report = pipeline::analyze_bytes(data, name, &opts).map_err(|e| PyValueError::new_err(e.message(l)))?;
+    Ok(report_json::to_string(&report))
+}
+
+/// A report (its JSON) written as `text` (the CLI's, without colour) or `markdown` (the CLI's
+/// `--format markdown`, personal data hidden unless `hide` is false).
+#[pyfunction]
+#[pyo3(name = "render", signature = (report, format="text", source=None, hide=true))]
+fn render_report(report: &str, format: &str, source: Option<String>, hide: bool) -> PyResult<String> {
+    let r: Report = serde_json::from_str(report).map_err(|e| PyValueError::new_err(format!("not a report: {e}")))?;
+    match format {
+        "text" => Ok(render::text(&r, &render::TextOptions { color: false, source, log_source: None })),
+        "markdown" => Ok(share::markdown::markdown(&r, &[], hide).markdown),
+        _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text or markdown)"))),
+    }
+}
+
+/// The `first-assert` command with `args` (the arguments after its name): its exit status.
+/// It prints to the process's own standard output and error, as the native command does.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<String>) -> u8 {
+    let code = py.detach(|| cli::main_with(args.into_iter().map(Into::into).collect()));
+    // ExitCode has no accessor: compare with the codes the command returns.
+    [0u8, 1, 2].into_iter().find(|&c| std::process::ExitCode::from(c) == code).unwrap_or(2)
+}
+
+/// The package version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(render_report, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
