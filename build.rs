@@ -226,11 +226,12 @@ fn main() {
     println!("cargo:rerun-if-changed=src/rules/needles.rs");
     println!("cargo:rerun-if-changed=probe/probe.py");
     println!("cargo:rerun-if-changed=probe/texts.toml");
+    println!("cargo:rerun-if-changed=python/first_assert/_fd2.py");
     println!("cargo:rerun-if-changed=i18n/ops.zh.toml");
     println!("cargo:rerun-if-changed=share/patterns.toml");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let out = Path::new(&out);
-    let template = std::fs::read_to_string("probe/probe.py").unwrap_or_else(|e| fail(format!("probe/probe.py: {e}")));
+    let template = probe::probe_template();
     let groups = probe_groups(&template);
     let mut texts = Vec::new();
     let mut rules = compile_rules(Path::new("rules"), &groups, &mut texts);

@@ -279,58 +279,9 @@ _OWN = {f.__code__ for f in (_Probe.__torch_function__, _dim_index(0, 0), _range
                              _repeat_interleave)}
 
 
-class _Fd2:
-    # Where the kernel does not show fd 2 in the cell (Colab's: sys.stderr.fileno() raises), the
-    # kernel's own "Assertion ... failed" lines, which the CUDA runtime writes to fd 2, never reach
-    # it. This forwards fd 2 into sys.stderr through a pipe and a reader thread (as wurlitzer
-    # does); off() puts fd 2 back, and the thread ends with the pipe.
-    def __init__(self):
-        self.saved = None
-        self.thread = None
-
-    def on(self):
-        # Only a kernel's own stream (not a terminal, not a stream some code put in its place).
-        if self.saved is not None or not type(sys.stderr).__module__.startswith("ipykernel"):
-            return
-        try:
-            sys.stderr.fileno()
-            return  # the kernel shows fd 2 already
-        except Exception:
-            pass
-        import codecs
-        import threading
-
-        r, w = os.pipe()
-        self.saved = os.dup(2)
-        os.dup2(w, 2)
-        os.close(w)
-        stream, text = sys.stderr, codecs.getincrementaldecoder("utf-8")("replace")
-
-        def pump():
-            while True:
-                try:
-                    chunk = os.read(r, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                try:
-                    stream.write(text.decode(chunk))
-                    stream.flush()
-                except Exception:
-                    pass
-            os.close(r)
-
-        self.thread = threading.Thread(target=pump, name="first-assert-fd2", daemon=True)
-        self.thread.start()
-
-    def off(self):
-        if self.saved is None:
-            return
-        os.dup2(self.saved, 2)  # the pipe's last writer closes: the reader sees its end
-        os.close(self.saved)
-        self.saved = None
-        self.thread.join(timeout=2)
+# The forwarding of fd 2 (python/first_assert/_fd2.py, the Python package's own, put in here by
+# build.rs: one copy of it).
+#<<fd2>>
 
 
 class _Switch:
@@ -342,7 +293,8 @@ class _Switch:
         if self.mode is None:
             self.mode = _Probe()
             self.mode.__enter__()
-        self.fd2.on()
+        if _Fd2.kernel_drops_fd2():
+            self.fd2.on()
         print("@@on@@".format(n=len(_CHECKS), suspects="; ".join(_GROUPS[g] for g in _SUSPECTS) or "-"), file=sys.stderr)
 
     def off(self):

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 import traceback
 import unittest
@@ -468,12 +469,13 @@ class Kernel(unittest.TestCase):
     """The probe in a real ipykernel, started as Colab's runs (capture_fd_output=False) and as
     stock Jupyter's (capturing fd 2), driven through jupyter_client."""
 
-    def kernel(self, capture):
+    def kernel(self, capture, log=None):
         from jupyter_client.manager import start_new_kernel
 
         args = [] if capture else ["--IPKernelApp.capture_fd_output=False"]
-        # The kernel process's own fd 2 (Colab's runtime log) is not this test's output.
-        km, kc = start_new_kernel(kernel_name="python3", extra_arguments=args, stderr=subprocess.DEVNULL)
+        # The kernel process's own fd 2 (Colab's runtime log) is not this test's output, unless
+        # `log` (a file) is to keep it.
+        km, kc = start_new_kernel(kernel_name="python3", extra_arguments=args, stderr=log or subprocess.DEVNULL)
         self.addCleanup(km.shutdown_kernel, now=True)
         self.addCleanup(kc.stop_channels)
         return kc
@@ -505,13 +507,13 @@ class Kernel(unittest.TestCase):
         self.assertEqual(off["stdout"].split()[0], before, "fd 2 is the original again")
         self.assertIn("[]", off["stdout"], "the reader thread ended")
 
-    def notebook_cell(self, kc, code):
+    def notebook_cell(self, kc, code, timeout=120):
         """Runs `code` and returns it as a notebook's code cell: its execution count and its
         outputs as nbformat keeps them (the error's traceback as IPython colours it)."""
         msg_id = kc.execute(code)
         cell = {"cell_type": "code", "metadata": {}, "source": code, "execution_count": None, "outputs": []}
         while True:
-            msg = kc.get_iopub_msg(timeout=120)
+            msg = kc.get_iopub_msg(timeout=timeout)
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             kind, content = msg["msg_type"], msg["content"]
@@ -549,6 +551,58 @@ class Kernel(unittest.TestCase):
             self.assertEqual((r["first_assert"], r["echo_count"]), (None, 0))
             self.assertIn(probed, next(n["text"] for n in r["notes"] if n["id"] == "superseded"))
             print(f"\n  rerun notebook ({lang}): {r['headline']}", file=sys.stderr)
+
+    # The forwarding of fd 2 cannot hang the kernel, and loses nothing (issue: a writer holding
+    # the GIL past the pipe's size hung the cell; forked workers held off() 2 s and kept its
+    # thread; a kernel's last words before it died reached neither the cell nor its log).
+
+    def test_a_write_of_2_mib_that_holds_the_gil_does_not_hang_the_cell(self):
+        kc = self.kernel(capture=False)
+        self.run_cell(kc, probe_code(LABEL_LOG))
+        code = "import ctypes\nb = b'x' * (2 << 20) + b'\\n'\nctypes.PyDLL(None).write(2, b, len(b))\nimport time; time.sleep(0.5)\nprint('written')"
+        cell = self.notebook_cell(kc, code, timeout=30)
+        out = "".join(o.get("text", "") for o in cell["outputs"] if o.get("name") == "stdout")
+        err = "".join(o.get("text", "") for o in cell["outputs"] if o.get("name") == "stderr")
+        self.assertIn("written", out)
+        self.assertEqual(err.count("x"), 2 << 20, "every byte reached the cell")
+
+    def test_forked_workers_holding_fd_2_do_not_hold_off(self):
+        kc = self.kernel(capture=False)
+        before = self.run_cell(kc, "import os; print(os.fstat(2).st_ino)")["stdout"].split()[0]
+        self.run_cell(kc, probe_code(LABEL_LOG))
+        code = (
+            "import os, time, threading\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n    time.sleep(4); os.write(2, b'worker done\\n'); os._exit(0)\n"
+            "t = time.monotonic(); first_assert_probe.off(); took = time.monotonic() - t\n"
+            "print(round(took, 3), os.fstat(2).st_ino, [th.name for th in threading.enumerate() if th.name == 'first-assert-fd2'])"
+        )
+        took, ino, threads = self.run_cell(kc, code)["stdout"].split(maxsplit=2)
+        self.assertLess(float(took), 0.5, "off() returns at once")
+        self.assertEqual(ino, before, "fd 2 is the original again")
+        self.assertEqual(threads.strip(), "[]", "no reader thread left")
+
+    def test_a_character_split_by_off_is_whole_in_the_log_and_shown_in_the_cell(self):
+        # Its first bytes go through the pipe, the rest straight to fd 2 once off() restored it.
+        with tempfile.NamedTemporaryFile("w+b") as log:
+            kc = self.kernel(capture=False, log=log)
+            self.run_cell(kc, probe_code(LABEL_LOG))
+            word = "断言失败 end\n".encode()
+            code = f"import os\nw = {word!r}\nos.write(2, w[:2])\nfirst_assert_probe.off()\nos.write(2, w[2:])"
+            err = self.run_cell(kc, code)["stderr"]
+            self.assertIn("\ufffd", err, "the cell shows the piece it got, not nothing")
+            self.assertIn(word, open(log.name, "rb").read(), "every byte reached the kernel's log, in order")
+
+    def test_the_last_words_of_a_kernel_that_dies_reach_its_log(self):
+        with tempfile.NamedTemporaryFile("w+b") as log:
+            kc = self.kernel(capture=False, log=log)
+            self.run_cell(kc, probe_code(LABEL_LOG))
+            kc.execute("import os\nos.write(2, %r)\nos.abort()" % RECORD.encode())
+            for _ in range(50):
+                time.sleep(0.1)
+                if RECORD.encode() in open(log.name, "rb").read():
+                    break
+            self.assertIn(RECORD.encode(), open(log.name, "rb").read(), "the kernel's log keeps its last line")
 
     def test_where_the_kernel_shows_fd_2_the_probe_leaves_it_alone(self):
         kc = self.kernel(capture=True)
