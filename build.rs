@@ -661,13 +661,13 @@ fn camel(key: &str) -> String {
 /// package has no `Msg` for them, and the web catalogue leaves them out. The Markdown report's
 /// (`share_`) go to the page in its share documents instead, fetched with share.js.
 fn native_only(key: &str) -> bool {
-    ["cli_", "docs_", "render_", "share_", "host_"].iter().any(|p| key.starts_with(p))
+    ["cli_", "docs_", "render_", "share_", "host_", "kernel_"].iter().any(|p| key.starts_with(p))
 }
 
 /// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's
 /// and its view's texts and the sharing texts (the Markdown report, the link), which the page
 /// reads from the web catalogue itself, and the hosts' (bundled into their scripts).
-const NOT_IN_PACKAGE: [&str; 7] = ["cli_", "docs_", "render_", "page_", "view_", "share_", "host_"];
+const NOT_IN_PACKAGE: [&str; 8] = ["cli_", "docs_", "render_", "page_", "view_", "share_", "host_", "kernel_"];
 
 fn not_in_package(key: &str) -> bool {
     NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p))

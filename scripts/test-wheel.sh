@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Python package's tests (tests/python/test_package.py): make wheel, the wheel installed into
-# the probe's test environment (scripts/ensure-tools.sh torch: one cached environment with
-# Colab's IPython and ipykernel), and the package's command and API against the native CLI.
+# The Python package's tests: make wheel, the wheel installed into the probe's test environment
+# (scripts/ensure-tools.sh torch: one cached environment with Colab's ipykernel), the package's
+# command and API against the native CLI (tests/python/test_package.py), and the notebook
+# extension in real kernels (tests/python/test_kernel.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -11,4 +12,6 @@ env=$(bash scripts/ensure-tools.sh torch-env)
 "$env/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
 cargo build --release --locked --quiet --bin first-assert
 FIRST_ASSERT_BIN=target/release/first-assert "$env/bin/python" -W ignore tests/python/test_package.py
+# %load_ext first_assert in real kernels (the kernels' debugger notes filtered out).
+"$env/bin/python" -W ignore tests/python/test_kernel.py 2> >(grep -v -e '^0.00s - ' >&2)
 printf 'test-wheel: %ds\n' "$(($(date +%s) - start))" >&2

@@ -51,6 +51,9 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod docs;
 pub mod facts;
+/// The kernel's card (native only: the Python package shows it).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod card;
 /// The command line (native only: the binary and the Python package run it).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -6,7 +6,7 @@
 use crate::pipeline::{self, Options};
 use crate::report::Report;
 use crate::text::Lang;
-use crate::{cli, render, report_json, share};
+use crate::{card, cli, render, report_json, share};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -25,8 +25,9 @@ fn analyze(data: &[u8], name: Option<&str>, lang: &str, runtime_log: Option<Stri
     Ok(report_json::to_string(&report))
 }
 
-/// A report (its JSON) written as `text` (the CLI's, without colour) or `markdown` (the CLI's
-/// `--format markdown`, personal data hidden unless `hide` is false).
+/// A report (its JSON) written as `text` (the CLI's, without colour), `markdown` (the CLI's
+/// `--format markdown`, personal data hidden unless `hide` is false) or `html` (the kernel's
+/// card).
 #[pyfunction]
 #[pyo3(name = "render", signature = (report, format="text", source=None, hide=true))]
 fn render_report(report: &str, format: &str, source: Option<String>, hide: bool) -> PyResult<String> {
@@ -34,7 +35,8 @@ fn render_report(report: &str, format: &str, source: Option<String>, hide: bool)
     match format {
         "text" => Ok(render::text(&r, &render::TextOptions { color: false, source, log_source: None })),
         "markdown" => Ok(share::markdown::markdown(&r, &[], hide).markdown),
-        _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text or markdown)"))),
+        "html" => Ok(card::html(&r)),
+        _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text, markdown or html)"))),
     }
 }
 
@@ -45,6 +47,20 @@ fn main(py: Python<'_>, args: Vec<String>) -> u8 {
     let code = py.detach(|| cli::main_with(args.into_iter().map(Into::into).collect()));
     // ExitCode has no accessor: compare with the codes the command returns.
     [0u8, 1, 2].into_iter().find(|&c| std::process::ExitCode::from(c) == code).unwrap_or(2)
+}
+
+/// A message of the kernel's (`kernel_…` in i18n/messages.toml) in `lang`, its `{name}`s filled.
+#[pyfunction]
+#[pyo3(signature = (key, lang="en", **values))]
+fn say(key: &str, lang: &str, values: Option<std::collections::HashMap<String, String>>) -> PyResult<String> {
+    let l = self::lang(lang)?;
+    let m = crate::text::Msg::ALL
+        .iter()
+        .find(|m| m.key() == format!("kernel_{key}"))
+        .ok_or_else(|| PyValueError::new_err(format!("no message kernel_{key}")))?;
+    let values = values.unwrap_or_default();
+    let args: Vec<(&str, &dyn std::fmt::Display)> = values.iter().map(|(k, v)| (k.as_str(), v as &dyn std::fmt::Display)).collect();
+    Ok(m.fill(l, &args))
 }
 
 /// The package version.
@@ -59,5 +75,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_report, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(say, m)?)?;
     Ok(())
 }

@@ -46,6 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("pipeline", 6),
     // 7: what a report becomes.
     ("render", 7),
+    ("card", 7),
     ("share", 7),
     ("view", 7),
     ("docs", 7),

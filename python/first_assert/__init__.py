@@ -2,7 +2,8 @@
 likely cause and gives the restart-and-isolate steps.
 
 The engine is the same as the ``first-assert`` command's and the web page's (Rust, compiled
-into this package): nothing runs in a subprocess and nothing leaves the machine.
+into this package): nothing runs in a subprocess and nothing leaves the machine. In a notebook,
+``%load_ext first_assert`` shows the answer under a cell that fails with a CUDA error.
 
     >>> import first_assert
     >>> report = first_assert.analyze("train.log")   # a path, the text, or bytes
@@ -19,7 +20,7 @@ from typing import Any, Dict, Optional, Union
 
 from . import _engine
 
-__all__ = ["analyze", "render", "__version__"]
+__all__ = ["analyze", "render", "load_ipython_extension", "unload_ipython_extension", "__version__"]
 __version__: str = _engine.version()
 
 Report = Dict[str, Any]
@@ -60,6 +61,21 @@ def analyze(
 
 
 def render(report: Report, format: str = "text") -> str:
-    """A report written as ``"text"`` (the command's report, without colour) or ``"markdown"``
-    (to paste into an issue or a forum post; personal data hidden)."""
+    """A report written as ``"text"`` (the command's report, without colour), ``"markdown"``
+    (to paste into an issue or a forum post; personal data hidden) or ``"html"`` (the card the
+    notebook extension shows: self-contained, every text from the output escaped)."""
     return _engine.render(json.dumps(report), format)
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext first_assert``: the answer under a cell that fails with a CUDA error."""
+    from . import _kernel
+
+    _kernel.load(ip)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext first_assert``: fd 2 as it was, no answer under cells."""
+    from . import _kernel
+
+    _kernel.unload(ip)

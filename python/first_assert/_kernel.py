@@ -1,0 +1,175 @@
+"""``%load_ext first_assert``: the answer under the failing cell.
+
+On load, fd 2 comes into the cell where the kernel does not show it (Colab's: the kernel's own
+``Assertion ... failed`` lines), and a copy of it is kept per cell either way. After each cell,
+when it raised a CUDA error (``torch.AcceleratorError``, a ``RuntimeError`` with the CUDA error
+text, the probe's ``FirstAssertError``, PyTorch's CPU error for the same bug), the engine reads
+every cell run since the load (its code, its execution count, what it printed to fd 2, its
+traceback) as a notebook, and the card is shown under the traceback: HTML, and the command
+line's text report as ``text/plain``. Once a device-side assert has been seen, a later failing
+cell gets one line (CUDA stays broken until a restart) instead of a second diagnosis.
+
+Colab keeps what it has: no ``showtraceback`` override, no custom exception handler. A failure in
+here never hides the user's traceback: it prints one line and the extension turns itself off.
+"""
+
+import json
+import sys
+import traceback
+
+from . import _engine
+from ._fd2 import _Fd2
+
+# What is kept of each cell: at most this many cells, and this much of a cell's fd-2 text.
+MAX_CELLS = 500
+MAX_FD2 = 1 << 20
+
+_state = None
+
+
+def _cuda_error(e):
+    """Whether an exception is a CUDA error the engine should read (or the probe's error, or a
+    CPU error the engine may read as the confirmation of one)."""
+    if e is None:
+        return False
+    name = type(e).__name__
+    if name in ("AcceleratorError", "FirstAssertError"):
+        return True
+    text = str(e)
+    if "CUDA error" in text or "device-side assert" in text or "HIP error" in text:
+        return True
+    # A CPU rerun's own error for the same bug (the engine decides whether it is one).
+    return name in ("IndexError", "RuntimeError", "ValueError") and ("out of bounds" in text or "out of range" in text)
+
+
+class _Session:
+    def __init__(self, ip, lang):
+        self.ip = ip
+        self.lang = lang
+        self.cells = []
+        self.source = ""
+        self.mark = 0
+        self.latched = None  # the cell [n] of the first device-side assert
+        self.fd2 = _Fd2()
+        if type(sys.stderr).__module__.startswith("ipykernel"):
+            # Shown in the cell only where the kernel drops fd 2; kept either way.
+            self.fd2.on(show=_Fd2.kernel_drops_fd2())
+        self.host = "colab" if "google.colab" in sys.modules else None
+
+    def pre(self, info=None):
+        self.source = getattr(info, "raw_cell", None) or ""
+        # What fd 2 printed after the last cell ended is that cell's (the helper's copy trails
+        # the writes by a little).
+        self.late()
+
+    def late(self):
+        text, self.mark = self.fd2.text(self.mark)
+        if text and self.cells:
+            outputs = self.cells[-1]["outputs"]
+            if outputs and outputs[0].get("name") == "stderr":
+                outputs[0]["text"] = (outputs[0]["text"] + text)[-MAX_FD2:]
+            else:
+                outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": text[-MAX_FD2:]})
+
+    def settle(self):
+        # Waits (at most 0.3 s) until fd 2's copy has stopped growing for 50 ms.
+        import time
+
+        _, end = self.fd2.text(self.mark)
+        for _ in range(6):
+            time.sleep(0.05)
+            _, now = self.fd2.text(self.mark)
+            if now == end:
+                return
+            end = now
+
+    def post(self, result):
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        if _cuda_error(error):
+            self.settle()
+        text, self.mark = self.fd2.text(self.mark)
+        outputs = []
+        if text:
+            outputs.append({"output_type": "stream", "name": "stderr", "text": text[-MAX_FD2:]})
+        if error is not None:
+            tb = traceback.format_exception(type(error), error, error.__traceback__)
+            outputs.append({"output_type": "error", "ename": type(error).__name__, "evalue": str(error)[:4000],
+                            "traceback": "".join(tb)[-200_000:].splitlines()})
+        count = getattr(result, "execution_count", None)
+        self.cells.append({"cell_type": "code", "execution_count": count, "source": self.source, "outputs": outputs})
+        del self.cells[:-MAX_CELLS]
+        if _cuda_error(error):
+            self.answer(count)
+
+    def answer(self, count):
+        from IPython.display import display
+
+        if self.latched is not None:
+            line = _engine.say("latch", self.lang, cell=self.latched)
+            display({"text/plain": line, "text/html": "<div style=\"font:13px/1.5 system-ui,sans-serif;color:#1d1f23;"
+                     "background:#fff8f6;border-left:4px solid #b3261e;padding:6px 12px;margin:6px 0\">"
+                     + _escape(line) + "</div>"}, raw=True)
+            return
+        nb = {"cells": [dict(c, index=i) for i, c in enumerate(self.cells)]}
+        report = _engine.analyze(json.dumps(nb).encode(), "session.ipynb", self.lang, None, self.host)
+        r = json.loads(report)
+        if r["verdict"] not in ("device_assert", "confirmed"):
+            return
+        if r["verdict"] == "device_assert":
+            fa = r.get("first_assert") or {}
+            n = fa.get("execution_count")
+            self.latched = "[%s]" % (n if n is not None else count)
+        display({"text/html": _engine.render(report, "html"), "text/plain": _engine.render(report, "text")}, raw=True)
+
+
+def _escape(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _guarded(method):
+    def run(*args):
+        global _state
+        s = _state
+        if s is None:
+            return
+        try:
+            getattr(s, method)(*args)
+        except Exception as e:  # never in the way of the user's own traceback
+            try:
+                print(_engine.say("disabled", s.lang, error=type(e).__name__ + ": " + str(e)[:200]), file=sys.stderr)
+            finally:
+                unload(s.ip)
+    run.__name__ = "first_assert_" + method
+    return run
+
+
+_pre = _guarded("pre")
+_post = _guarded("post")
+
+
+def load(ip, lang=None):
+    global _state
+    if _state is not None:
+        return
+    if lang is None:
+        import locale
+        import os
+
+        tag = os.environ.get("LC_ALL") or os.environ.get("LANG") or (locale.getlocale()[0] or "")
+        lang = "zh" if tag.lower().startswith("zh") else "en"
+    _state = _Session(ip, lang)
+    ip.events.register("pre_run_cell", _pre)
+    ip.events.register("post_run_cell", _post)
+
+
+def unload(ip):
+    global _state
+    s, _state = _state, None
+    if s is None:
+        return
+    for event, f in (("pre_run_cell", _pre), ("post_run_cell", _post)):
+        try:
+            ip.events.unregister(event, f)
+        except ValueError:
+            pass
+    s.fd2.off()

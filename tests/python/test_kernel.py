@@ -1,0 +1,139 @@
+"""``%load_ext first_assert`` in real kernels, started as Colab starts its kernel (ipykernel
+without fd capture: the kernel's own lines never reach the cell) and as stock Jupyter does,
+driven through jupyter_client. Run by scripts/test-wheel.sh with the wheel installed."""
+
+import json
+import subprocess
+import sys
+import time
+import unittest
+
+import first_assert
+
+# A kernel record as the CUDA runtime writes it to fd 2 (our own line).
+RECORD = ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: "
+          "block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.\n")
+
+# Writes the record to fd 2 from C, as the CUDA runtime does.
+WRITE = "import ctypes\nline = %r.encode()\nctypes.CDLL(None).write(2, line, len(line))\n" % RECORD
+
+# What a training cell raises once the assert has fired (PyTorch 2.8+'s error; on the CPU
+# torch.AcceleratorError is constructed by hand).
+RAISE = ("import torch\n"
+         "def train_step(logits, labels):\n"
+         "    loss = torch.nn.functional.cross_entropy(logits, labels)\n"
+         "    raise torch.AcceleratorError('CUDA error: device-side assert triggered\\n"
+         "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\\n"
+         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1')\n"
+         "train_step(torch.zeros(4, 3), torch.tensor([0, 1, 2, 1]))\n")
+
+
+class Kernel(unittest.TestCase):
+    def kernel(self, capture=False):
+        from jupyter_client.manager import start_new_kernel
+
+        args = [] if capture else ["--IPKernelApp.capture_fd_output=False"]
+        km, kc = start_new_kernel(kernel_name="python3", extra_arguments=args, stderr=subprocess.DEVNULL)
+        self.addCleanup(km.shutdown_kernel, now=True)
+        self.addCleanup(kc.stop_channels)
+        return kc
+
+    def cell(self, kc, code, timeout=60):
+        """Runs `code`: its execution count, streams, error name and displays (mimebundles)."""
+        msg_id = kc.execute(code)
+        out = {"count": None, "stdout": "", "stderr": "", "error": None, "displays": []}
+        while True:
+            msg = kc.get_iopub_msg(timeout=timeout)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, c = msg["msg_type"], msg["content"]
+            if kind == "execute_input":
+                out["count"] = c["execution_count"]
+            elif kind == "stream":
+                out[c["name"]] += c["text"]
+            elif kind == "error":
+                out["error"] = c["ename"]
+            elif kind == "display_data":
+                out["displays"].append(c["data"])
+            elif kind == "status" and c["execution_state"] == "idle":
+                return out
+
+    def test_an_assert_cell_gets_the_card_and_the_next_failing_cell_the_latch(self):
+        kc = self.kernel()
+        self.assertEqual(self.cell(kc, "%load_ext first_assert")["error"], None)
+        setup = self.cell(kc, "import torch\nprint('ready')")
+        self.assertEqual(setup["displays"], [], "a cell that succeeds gets nothing")
+        failing = self.cell(kc, WRITE + RAISE)
+        self.assertEqual(failing["error"], "AcceleratorError", "the user's own traceback is shown as it was")
+        self.assertIn(RECORD, failing["stderr"], "the kernel's line reaches the cell")
+        self.assertEqual(len(failing["displays"]), 1)
+        card = failing["displays"][0]
+        html, text = card["text/html"], card["text/plain"]
+        self.assertIn('data-first-assert-card="device_assert"', html)
+        self.assertIn("Cause: A class label is out of range", html)
+        self.assertIn("t &gt;= 0 &amp;&amp; t &lt; n_classes</span>", html, "the failed condition marked")
+        self.assertIn("cell [%d]" % failing["count"], html, "where it started: the cell the user sees")
+        self.assertIn("Loss.cu:250", text)
+        print(f"\n  card ({len(html)} bytes): {text.splitlines()[0]}", file=sys.stderr)
+        # The next cell that touches CUDA: one line, no second diagnosis.
+        echo = self.cell(kc, "raise RuntimeError('CUDA error: device-side assert triggered')")
+        self.assertEqual(len(echo["displays"]), 1)
+        line = echo["displays"][0]["text/plain"]
+        self.assertIn("CUDA is broken since the assert in cell [%d]" % failing["count"], line)
+        print(f"  echo: {line}", file=sys.stderr)
+        self.assertEqual(self.cell(kc, "x = 1 + 1")["displays"], [])
+        self.assertEqual(self.cell(kc, "raise ValueError('not CUDA')")["displays"], [], "an error that is no CUDA error gets nothing")
+
+    def test_the_first_assert_is_the_engines_even_when_it_surfaced_cells_later(self):
+        kc = self.kernel()
+        self.cell(kc, "%load_ext first_assert")
+        early = self.cell(kc, WRITE + "print('step done')")  # asynchronous: no error yet
+        self.assertEqual(early["displays"], [])
+        later = self.cell(kc, RAISE)
+        html = later["displays"][0]["text/html"]
+        self.assertIn("cell [%d]" % early["count"], html, "the assert started in the earlier cell")
+        self.assertNotIn("cell [%d], line" % later["count"], html.split("Where it started")[1].split("</div></div>")[0])
+
+    def test_with_only_the_host_error_the_card_names_the_likeliest_cause(self):
+        kc = self.kernel()
+        self.cell(kc, "%load_ext first_assert")
+        out = self.cell(kc, RAISE)
+        html = out["displays"][0]["text/html"]
+        self.assertIn('data-first-assert-card="device_assert"', html)
+        self.assertRegex(html, r"(Most likely \(\d+%\)|Likely): ")
+        # The blamed line, and that the asynchronous report makes it untrustworthy.
+        self.assertIn("The line the traceback blames", html)
+        self.assertIn("Do not trust the traceback", html)
+
+    def test_the_card_in_chinese(self):
+        kc = self.kernel()
+        self.cell(kc, "import first_assert._kernel as k; k.load(get_ipython(), lang='zh')")
+        html = self.cell(kc, WRITE + RAISE)["displays"][0]["text/html"]
+        self.assertIn("原因：", html)
+
+    def test_a_custom_exception_handler_installed_before_still_runs_and_unload_restores_fd_2(self):
+        kc = self.kernel()
+        before = self.cell(kc, "import os; print(os.fstat(2).st_ino)")["stdout"].split()[0]
+        handler = ("def handler(shell, etype, evalue, tb, tb_offset=None):\n"
+                   "    print('custom handler ran')\n"
+                   "get_ipython().set_custom_exc((KeyError,), handler)\n")
+        self.cell(kc, handler)
+        self.cell(kc, "%load_ext first_assert")
+        self.assertIn("custom handler ran", self.cell(kc, "raise KeyError('x')")["stdout"])
+        self.cell(kc, "%unload_ext first_assert")
+        after = self.cell(kc, "import os, threading, time; time.sleep(0.3); print(os.fstat(2).st_ino, [t.name for t in threading.enumerate() if t.name.startswith('first-assert')])")
+        ino, threads = after["stdout"].split(maxsplit=1)
+        self.assertEqual(ino, before, "fd 2 is the original again")
+        self.assertEqual(threads.strip(), "[]", "no thread left")
+        self.assertEqual(self.cell(kc, WRITE + RAISE)["displays"], [], "unloaded: no card")
+
+    def test_where_the_kernel_shows_fd_2_nothing_is_shown_twice(self):
+        kc = self.kernel(capture=True)
+        self.cell(kc, "%load_ext first_assert")
+        out = self.cell(kc, WRITE + RAISE)
+        self.assertEqual(out["stderr"].count(RECORD), 1, "the kernel's own capture shows it, once")
+        self.assertIn("Cause: A class label is out of range", out["displays"][0]["text/html"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
