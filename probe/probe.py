@@ -293,7 +293,9 @@ class _Switch:
         if self.mode is None:
             self.mode = _Probe()
             self.mode.__enter__()
-        if _Fd2.kernel_drops_fd2():
+        # (Where the notebook extension is loaded, it forwards fd 2 already.)
+        ext = getattr(sys.modules.get("first_assert._kernel"), "_state", None)
+        if _Fd2.kernel_drops_fd2() and ext is None:
             self.fd2.on()
         print("@@on@@".format(n=len(_CHECKS), suspects="; ".join(_GROUPS[g] for g in _SUSPECTS) or "-"), file=sys.stderr)
 

@@ -63,6 +63,14 @@ fn say(key: &str, lang: &str, values: Option<std::collections::HashMap<String, S
     Ok(m.fill(l, &args))
 }
 
+/// The probe cell's code in `lang` (what the report hands out to paste; `%first_assert isolate`
+/// runs it): one copy of the checks.
+#[pyfunction]
+#[pyo3(signature = (lang="en"))]
+fn probe(lang: &str) -> PyResult<String> {
+    Ok(crate::probe::probe(self::lang(lang)?, None).code)
+}
+
 /// The package version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -76,5 +84,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(say, m)?)?;
+    m.add_function(wrap_pyfunction!(probe, m)?)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-"""``%load_ext first_assert``: the answer under the failing cell.
+"""``%load_ext first_assert``: the answer under the failing cell, and ``%first_assert isolate``.
 
 On load, fd 2 comes into the cell where the kernel does not show it (Colab's: the kernel's own
 ``Assertion ... failed`` lines), and a copy of it is kept per cell either way. After each cell,
@@ -8,6 +8,11 @@ every cell run since the load (its code, its execution count, what it printed to
 traceback) as a notebook, and the card is shown under the traceback: HTML, and the command
 line's text report as ``text/plain``. Once a device-side assert has been seen, a later failing
 cell gets one line (CUDA stays broken until a restart) instead of a second diagnosis.
+
+``%first_assert isolate`` is the checklist's next step inside the kernel: it sets
+``CUDA_LAUNCH_BLOCKING=1`` when CUDA has not started (and says when it is too late), and runs the
+probe cell's code (the same code the report hands out), whose ``FirstAssertError`` this reads
+back as the confirmed cause, in the same cell; ``%first_assert off`` ends it.
 
 Colab keeps what it has: no ``showtraceback`` override, no custom exception handler. A failure in
 here never hides the user's traceback: it prints one line and the extension turns itself off.
@@ -72,21 +77,31 @@ class _Session:
                 outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": text[-MAX_FD2:]})
 
     def settle(self):
-        # Waits (at most 0.3 s) until fd 2's copy has stopped growing for 50 ms.
+        # What this cell wrote to fd 2 may still be on its way to the copy (through the pipe and
+        # the helper): waits until the pipe is empty and the copy has not grown for 10 ms (at
+        # most 0.3 s; 10 ms when nothing was written).
+        import fcntl
+        import struct
+        import termios
         import time
 
-        _, end = self.fd2.text(self.mark)
-        for _ in range(6):
-            time.sleep(0.05)
-            _, now = self.fd2.text(self.mark)
-            if now == end:
+        if self.fd2.saved is None:
+            return
+        size = None
+        for _ in range(30):
+            try:
+                pending = struct.unpack("i", fcntl.ioctl(2, termios.FIONREAD, b"\0\0\0\0"))[0]
+            except OSError:
+                pending = 0
+            now = self.fd2.text(self.mark)[1]
+            if pending == 0 and now == size:
                 return
-            end = now
+            size = now
+            time.sleep(0.01)
 
     def post(self, result):
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
-        if _cuda_error(error):
-            self.settle()
+        self.settle()
         text, self.mark = self.fd2.text(self.mark)
         outputs = []
         if text:
@@ -120,6 +135,43 @@ class _Session:
             n = fa.get("execution_count")
             self.latched = "[%s]" % (n if n is not None else count)
         display({"text/html": _engine.render(report, "html"), "text/plain": _engine.render(report, "text")}, raw=True)
+
+
+def _magic(line):
+    """``%first_assert isolate | off | status | lang en|zh``."""
+    s = _state
+    if s is None:
+        return
+    words = line.split()
+    what = words[0] if words else ""
+    if what == "isolate":
+        import os
+
+        torch = sys.modules.get("torch")
+        late = torch is not None and torch.cuda.is_initialized()
+        if not late:
+            os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+        # The probe cell's own code, run as if pasted (one copy of the checks).
+        exec(compile(_engine.probe(s.lang), "<first-assert probe>", "exec"), s.ip.user_ns)
+        print(_engine.say("isolate_late" if late else "isolate", s.lang))
+    elif what == "off":
+        probe = s.ip.user_ns.get("first_assert_probe")
+        if probe is not None:
+            probe.off()
+        print(_engine.say("off", s.lang))
+    elif what == "lang" and len(words) == 2 and words[1] in ("en", "zh"):
+        s.lang = words[1]
+    elif what == "status":
+        on = s.fd2.saved is not None
+        probe = s.ip.user_ns.get("first_assert_probe")
+        isolating = probe is not None and getattr(probe, "mode", None) is not None
+        yes, no = ("是", "否") if s.lang == "zh" else ("yes", "no")
+        fd2 = ("转发到单元格" if s.lang == "zh" else "forwarded to the cell") if on and s.fd2.thread else (
+            ("已记录" if s.lang == "zh" else "kept") if on else ("未接管" if s.lang == "zh" else "left alone"))
+        print(_engine.say("status", s.lang, cells=str(len(s.cells)), fd2=fd2, first=s.latched or no,
+                          isolate=yes if isolating else no, language=s.lang))
+    else:
+        print(_engine.say("usage", s.lang))
 
 
 def _escape(s):
@@ -160,6 +212,7 @@ def load(ip, lang=None):
     _state = _Session(ip, lang)
     ip.events.register("pre_run_cell", _pre)
     ip.events.register("post_run_cell", _post)
+    ip.register_magic_function(_magic, "line", "first_assert")
 
 
 def unload(ip):

@@ -127,6 +127,26 @@ class Kernel(unittest.TestCase):
         self.assertEqual(threads.strip(), "[]", "no thread left")
         self.assertEqual(self.cell(kc, WRITE + RAISE)["displays"], [], "unloaded: no card")
 
+    def test_isolate_then_a_bad_label_on_the_cpu_is_confirmed_in_that_cell(self):
+        kc = self.kernel()
+        self.cell(kc, "%load_ext first_assert")
+        on = self.cell(kc, "%first_assert isolate")
+        self.assertIn("CUDA_LAUNCH_BLOCKING=1 is set", on["stdout"])
+        self.assertEqual(self.cell(kc, "import os; print(os.environ['CUDA_LAUNCH_BLOCKING'])")["stdout"].strip(), "1")
+        bad = self.cell(kc, "import torch, torch.nn.functional as F\nlogits = torch.zeros(4, 3)\nlabels = torch.tensor([0, 1, 3, 2])\nloss = F.cross_entropy(logits, labels)")
+        self.assertEqual(bad["error"], "FirstAssertError")
+        html = bad["displays"][0]["text/html"]
+        self.assertIn('data-first-assert-card="confirmed"', html)
+        self.assertIn("Confirmed: A class label is out of range", html)
+        self.assertIn("loss = F.cross_entropy(logits, labels)", html)
+        status = self.cell(kc, "%first_assert status")["stdout"]
+        self.assertIn("isolating: yes", status)
+        self.assertIn("isolating is off", self.cell(kc, "%first_assert off")["stdout"])
+        self.assertIn("isolating: no", self.cell(kc, "%first_assert status")["stdout"])
+        # Once CUDA (here: torch) has started, the variable cannot help, and it says so.
+        self.cell(kc, "torch.cuda.is_initialized = lambda: True  # as after a CUDA call")
+        self.assertIn("cannot take effect now", self.cell(kc, "%first_assert isolate")["stdout"])
+
     def test_where_the_kernel_shows_fd_2_nothing_is_shown_twice(self):
         kc = self.kernel(capture=True)
         self.cell(kc, "%load_ext first_assert")
