@@ -109,14 +109,17 @@ torch_env() {
 }
 
 torch() {
-  local env req stamp
-  env=$(torch_env)
-  req=tests/probe/requirements.txt
-  stamp="$env/.first-assert-requirements"
+  venv "$(torch_env)" tests/probe/requirements.txt "~2 minutes, ~5 GB"
+}
+
+# venv ENV REQUIREMENTS HOW-LONG: a virtual environment at ENV with REQUIREMENTS installed, made
+# anew only when they changed (a copy of them in ENV says what it holds).
+venv() {
+  local env=$1 req=$2 stamp="$1/.first-assert-requirements"
   if [ -x "$env/bin/python" ] && cmp -s "$req" "$stamp"; then
     return
   fi
-  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: ~2 minutes, ~5 GB)"
+  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: $3)"
   rm -rf "$env"
   python3 -m venv "$env"
   "$env/bin/pip" install --quiet --disable-pip-version-check -r "$req"
@@ -129,18 +132,7 @@ wheel_env() {
 }
 
 wheel() {
-  local env req stamp
-  env=$(wheel_env)
-  req=python/requirements-build.txt
-  stamp="$env/.first-assert-requirements"
-  if [ -x "$env/bin/maturin" ] && cmp -s "$req" "$stamp"; then
-    return
-  fi
-  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: ~1 minute)"
-  rm -rf "$env"
-  python3 -m venv "$env"
-  "$env/bin/pip" install --quiet --disable-pip-version-check -r "$req"
-  cp "$req" "$stamp"
+  venv "$(wheel_env)" python/requirements-build.txt "~1 minute"
 }
 
 for what in "$@"; do

@@ -9,18 +9,7 @@ use crate::text::{Lang, Msg};
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::card::escape(s)
 }
 
 fn paragraphs(out: &mut String, s: &str) {
