@@ -11,6 +11,9 @@
 # esbuild       the npm packages of scripts/web alone (esbuild, for make web)
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
+# jupyter       a virtual environment with today's Jupyter (IPython 9, ipykernel 7:
+#               tests/python/requirements-jupyter.txt), the notebook extension's second kernel.
+#               Where: $FIRST_ASSERT_JUPYTER_ENV, default ~/.cache/first-assert/jupyter
 # wheel         a virtual environment with maturin, ziglang and auditwheel (python/requirements-build.txt),
 #               for make wheel. Where: $FIRST_ASSERT_WHEEL_ENV, default ~/.cache/first-assert/wheel
 # torch         a virtual environment with PyPI's torch (tests/probe/requirements.txt), for the
@@ -135,6 +138,14 @@ wheel() {
   venv "$(wheel_env)" python/requirements-build.txt "~1 minute"
 }
 
+jupyter_env() {
+  printf '%s\n' "${FIRST_ASSERT_JUPYTER_ENV:-${XDG_CACHE_HOME:-$HOME/.cache}/first-assert/jupyter}"
+}
+
+jupyter() {
+  venv "$(jupyter_env)" tests/python/requirements-jupyter.txt "~30 seconds"
+}
+
 for what in "$@"; do
   case "$what" in
     wasm-target) wasm_target ;;
@@ -148,6 +159,8 @@ for what in "$@"; do
     torch-env) torch_env ;;
     wheel) wheel ;;
     wheel-env) wheel_env ;;
+    jupyter) jupyter ;;
+    jupyter-env) jupyter_env ;;
     *) say "unknown tool: $what"; exit 2 ;;
   esac
 done

@@ -12,6 +12,11 @@ env=$(bash scripts/ensure-tools.sh torch-env)
 "$env/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
 cargo build --release --locked --quiet --bin first-assert
 FIRST_ASSERT_BIN=target/release/first-assert "$env/bin/python" -W ignore tests/python/test_package.py
-# %load_ext first_assert in real kernels (the kernels' debugger notes filtered out).
+# %load_ext first_assert in real kernels (the kernels' debugger notes filtered out): Colab's
+# (IPython 7.34, ipykernel 6.17.1, with torch) and today's Jupyter's (IPython 9, ipykernel 7).
 "$env/bin/python" -W ignore tests/python/test_kernel.py 2> >(grep -v -e '^0.00s - ' >&2)
+bash scripts/ensure-tools.sh jupyter
+jenv=$(bash scripts/ensure-tools.sh jupyter-env)
+"$jenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
+"$jenv/bin/python" -W ignore tests/python/test_kernel.py 2> >(grep -v -e '^0.00s - ' >&2)
 printf 'test-wheel: %ds\n' "$(($(date +%s) - start))" >&2

@@ -101,7 +101,16 @@ pub fn html(r: &Report) -> String {
         let body = format!("{}<div style=\"{DIM}\">{}</div>", code(line), escape(trust));
         section(&mut out, Msg::KernelBlamed.text(l), &body);
     }
-    if let Some(step) = r.checklist.iter().find(|s| !s.done) {
+    if r.verdict == Verdict::DeviceAssert {
+        // In the kernel, the checklist's restart, launch blocking and probe are two lines.
+        let body = format!(
+            "<div><b>{}</b></div>{}<div>{}</div>",
+            escape(Msg::KernelStepTitle.text(l)),
+            code("%load_ext first_assert\n%first_assert isolate"),
+            escape(Msg::KernelStepBody.text(l))
+        );
+        section(&mut out, Msg::KernelNext.text(l), &body);
+    } else if let Some(step) = r.checklist.iter().find(|s| !s.done) {
         let mut body = format!("<div><b>{}</b> {}</div>", escape(&step.title), escape(&step.body));
         if let Some(c) = step.code.as_deref().filter(|c| c.len() < 4000) {
             body.push_str(&code(c));
@@ -126,7 +135,7 @@ mod tests {
             let h = html(&r);
             assert!(h.contains(&escape(&r.cause.as_ref().unwrap().title)), "{h}");
             assert!(h.contains(&format!("<span style=\"{MARK}\">t &gt;= 0 &amp;&amp; t &lt; n_classes</span>")), "{h}");
-            assert!(h.contains(&escape(&r.checklist[0].title)));
+            assert!(h.contains("%load_ext first_assert\n%first_assert isolate"), "the kernel's next step: {h}");
             assert!(h.contains("total += loss.item()"));
             assert!(!h.contains("<script") && !h.contains("<iframe") && !h.contains("src="));
         }

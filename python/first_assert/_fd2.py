@@ -19,6 +19,9 @@ class _Fd2:
         self.helper = None
         self.thread = None
         self.stop = None
+        # The cell the output belongs to (the kernel's message header), when a caller says it:
+        # ipykernel 7 files a thread's output under no cell unless told.
+        self.parent = None
 
     @staticmethod
     def kernel_drops_fd2():
@@ -109,6 +112,8 @@ class _Fd2:
             s = text.decode(b, final=last)
             if s:
                 try:
+                    if self.parent is not None:
+                        stream.parent_header = self.parent
                     stream.write(s)
                     stream.flush()
                 except Exception:

@@ -63,6 +63,7 @@ class _Session:
 
     def pre(self, info=None):
         self.source = getattr(info, "raw_cell", None) or ""
+        self.fd2.parent = getattr(sys.stderr, "parent_header", None)
         # What fd 2 printed after the last cell ended is that cell's (the helper's copy trails
         # the writes by a little).
         self.late()

@@ -2,7 +2,7 @@
 without fd capture: the kernel's own lines never reach the cell) and as stock Jupyter does,
 driven through jupyter_client. Run by scripts/test-wheel.sh with the wheel installed."""
 
-import json
+import importlib.util
 import subprocess
 import sys
 import time
@@ -17,15 +17,21 @@ RECORD = ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_redu
 # Writes the record to fd 2 from C, as the CUDA runtime does.
 WRITE = "import ctypes\nline = %r.encode()\nctypes.CDLL(None).write(2, line, len(line))\n" % RECORD
 
-# What a training cell raises once the assert has fired (PyTorch 2.8+'s error; on the CPU
-# torch.AcceleratorError is constructed by hand).
-RAISE = ("import torch\n"
+# What a training cell raises once the assert has fired: PyTorch 2.8+'s error (on the CPU
+# torch.AcceleratorError is constructed by hand; in the environment without torch, a stand-in of
+# the same name).
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+PRELUDE = ("import torch\nimport torch.nn.functional as F\nAcceleratorError = torch.AcceleratorError\n"
+           "batch = (torch.zeros(4, 3), torch.tensor([0, 1, 2, 1]))\n" if HAS_TORCH else
+           "class AcceleratorError(RuntimeError):\n    pass\nclass F:\n    cross_entropy = staticmethod(lambda logits, labels: 0.0)\n"
+           "batch = ([[0.0] * 3] * 4, [0, 1, 2, 1])\n")
+RAISE = (PRELUDE +
          "def train_step(logits, labels):\n"
-         "    loss = torch.nn.functional.cross_entropy(logits, labels)\n"
-         "    raise torch.AcceleratorError('CUDA error: device-side assert triggered\\n"
+         "    loss = F.cross_entropy(logits, labels)\n"
+         "    raise AcceleratorError('CUDA error: device-side assert triggered\\n"
          "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\\n"
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1')\n"
-         "train_step(torch.zeros(4, 3), torch.tensor([0, 1, 2, 1]))\n")
+         "train_step(*batch)\n")
 
 
 class Kernel(unittest.TestCase):
@@ -61,7 +67,7 @@ class Kernel(unittest.TestCase):
     def test_an_assert_cell_gets_the_card_and_the_next_failing_cell_the_latch(self):
         kc = self.kernel()
         self.assertEqual(self.cell(kc, "%load_ext first_assert")["error"], None)
-        setup = self.cell(kc, "import torch\nprint('ready')")
+        setup = self.cell(kc, "print('ready')")
         self.assertEqual(setup["displays"], [], "a cell that succeeds gets nothing")
         failing = self.cell(kc, WRITE + RAISE)
         self.assertEqual(failing["error"], "AcceleratorError", "the user's own traceback is shown as it was")
@@ -74,6 +80,7 @@ class Kernel(unittest.TestCase):
         self.assertIn("t &gt;= 0 &amp;&amp; t &lt; n_classes</span>", html, "the failed condition marked")
         self.assertIn("cell [%d]" % failing["count"], html, "where it started: the cell the user sees")
         self.assertIn("Loss.cu:250", text)
+        self.assertIn("%load_ext first_assert\n%first_assert isolate", html, "the next step in the kernel: two lines")
         print(f"\n  card ({len(html)} bytes): {text.splitlines()[0]}", file=sys.stderr)
         # The next cell that touches CUDA: one line, no second diagnosis.
         echo = self.cell(kc, "raise RuntimeError('CUDA error: device-side assert triggered')")
@@ -127,6 +134,7 @@ class Kernel(unittest.TestCase):
         self.assertEqual(threads.strip(), "[]", "no thread left")
         self.assertEqual(self.cell(kc, WRITE + RAISE)["displays"], [], "unloaded: no card")
 
+    @unittest.skipUnless(HAS_TORCH, "the probe needs torch (the Colab environment has it)")
     def test_isolate_then_a_bad_label_on_the_cpu_is_confirmed_in_that_cell(self):
         kc = self.kernel()
         self.cell(kc, "%load_ext first_assert")
@@ -156,4 +164,8 @@ class Kernel(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    import IPython
+    import ipykernel
+
+    print(f"kernel tests under IPython {IPython.__version__}, ipykernel {ipykernel.__version__}" + ("" if HAS_TORCH else ", no torch"), file=sys.stderr)
     unittest.main(verbosity=1)
