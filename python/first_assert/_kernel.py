@@ -29,6 +29,14 @@ from ._fd2 import _Fd2
 MAX_CELLS = 500
 MAX_FD2 = 1 << 20
 
+
+def _bounded(text):
+    """A cell's fd-2 text within MAX_FD2: its head (where the first assert is) and its tail."""
+    if len(text) <= MAX_FD2:
+        return text
+    head = text[: MAX_FD2 * 3 // 4]
+    return head[: head.rfind("\n") + 1] + "\n[first-assert: fd 2 cut here]\n" + text[-MAX_FD2 // 4 :]
+
 _state = None
 
 
@@ -73,9 +81,9 @@ class _Session:
         if text and self.cells:
             outputs = self.cells[-1]["outputs"]
             if outputs and outputs[0].get("name") == "stderr":
-                outputs[0]["text"] = (outputs[0]["text"] + text)[-MAX_FD2:]
+                outputs[0]["text"] = _bounded(outputs[0]["text"] + text)
             else:
-                outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": text[-MAX_FD2:]})
+                outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": _bounded(text)})
 
     def settle(self):
         # What this cell wrote to fd 2 may still be on its way to the copy (through the pipe and
@@ -106,7 +114,7 @@ class _Session:
         text, self.mark = self.fd2.text(self.mark)
         outputs = []
         if text:
-            outputs.append({"output_type": "stream", "name": "stderr", "text": text[-MAX_FD2:]})
+            outputs.append({"output_type": "stream", "name": "stderr", "text": _bounded(text)})
         if error is not None:
             tb = traceback.format_exception(type(error), error, error.__traceback__)
             outputs.append({"output_type": "error", "ename": type(error).__name__, "evalue": str(error)[:4000],

@@ -155,6 +155,25 @@ class Kernel(unittest.TestCase):
         self.cell(kc, "torch.cuda.is_initialized = lambda: True  # as after a CUDA call")
         self.assertIn("cannot take effect now", self.cell(kc, "%first_assert isolate")["stdout"])
 
+    def test_10_mb_of_hostile_fd_2_text_gives_an_inert_bounded_card(self):
+        kc = self.kernel()
+        self.cell(kc, "%load_ext first_assert")
+        evil = "<script>alert(1)</script><img src=x onerror=alert(2)><a href='javascript:alert(3)'>x</a>"
+        flood = ("import os\n"
+                 "line = (%r + ' ' * 40 + '\\n').encode()\n"
+                 "os.write(2, %r.encode())\n"
+                 "os.write(2, b'\\xff\\xfe bad utf-8 \\xc3\\x28\\n' + line * (10_000_000 // len(line)))\n") % (evil, RECORD)
+        t = time.monotonic()
+        out = self.cell(kc, flood + RAISE, timeout=180)
+        took = time.monotonic() - t
+        self.assertEqual(len(out["displays"]), 1)
+        html, text = out["displays"][0]["text/html"], out["displays"][0]["text/plain"]
+        for tag in ("<script", "<img", "<a "):
+            self.assertNotIn(tag, html)
+        self.assertIn("t &gt;= 0 &amp;&amp; t &lt; n_classes</span>", html, "the first assert, at the head of 10 MB")
+        self.assertLess(len(html) + len(text), 64_000)
+        print(f"\n  10 MB of fd 2 to a card: {took:.1f} s for the whole cell (the forwarding into the cell included)", file=sys.stderr)
+
     def test_where_the_kernel_shows_fd_2_nothing_is_shown_twice(self):
         kc = self.kernel(capture=True)
         self.cell(kc, "%load_ext first_assert")
