@@ -97,9 +97,14 @@ pub fn html(r: &Report) -> String {
     }
     let blamed = r.raised_at.as_ref().and_then(|h| h.user_frame.as_ref()).and_then(|f| f.code.as_deref());
     if let (Some(line), Some(s)) = (blamed, &r.stack) {
-        let trust = if s.trustworthy { Msg::KernelTrusted.text(l) } else { s.explanation.as_str() };
+        // What the kernel saw says why; else the short verdict.
+        let trust = if s.trustworthy && !s.launch_blocking_known { Msg::KernelTrusted.text(l) } else { s.explanation.as_str() };
         let body = format!("{}<div style=\"{DIM}\">{}</div>", code(line), escape(trust));
         section(&mut out, Msg::KernelBlamed.text(l), &body);
+    }
+    if let Some(k) = r.input.kernel.as_ref().and_then(|k| crate::render::kernel_facts(k, l)) {
+        let sep = if l == Lang::Zh { "：" } else { ": " };
+        out.push_str(&format!("<div style=\"{DIM};margin-top:6px\">{}{sep}{}</div>", escape(Msg::KernelFacts.text(l)), escape(&cut(&k, 300))));
     }
     if r.verdict == Verdict::DeviceAssert {
         // In the kernel, the checklist's restart, launch blocking and probe are two lines.
@@ -109,6 +114,11 @@ pub fn html(r: &Report) -> String {
             code("%load_ext first_assert\n%first_assert isolate"),
             escape(Msg::KernelStepBody.text(l))
         );
+        let body = if r.checklist.iter().any(|s| s.id == "uncompiled") {
+            format!("{body}<div>{}</div>", escape(Msg::KernelStepCompiled.text(l)))
+        } else {
+            body
+        };
         section(&mut out, Msg::KernelNext.text(l), &body);
     } else if let Some(step) = r.checklist.iter().find(|s| !s.done) {
         let mut body = format!("<div><b>{}</b> {}</div>", escape(&step.title), escape(&step.body));

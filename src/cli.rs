@@ -55,7 +55,9 @@ pub fn main_with(args: Vec<OsString>) -> ExitCode {
     match run(lang, args) {
         Ok(code) => code,
         Err(msg) => {
-            let _ = writeln!(io::stderr(), "{}", Msg::CliErrPrefix.fill(lang, &[("message", &render::sanitize(&msg))]));
+            // Line by line: the usage's newlines stay newlines, other control characters show.
+            let msg = msg.split('\n').map(render::sanitize).collect::<Vec<_>>().join("\n");
+            let _ = writeln!(io::stderr(), "{}", Msg::CliErrPrefix.fill(lang, &[("message", &msg)]));
             ExitCode::from(2)
         }
     }

@@ -421,6 +421,8 @@ pub struct InputContext {
     /// outputs are from before the restart (not read).
     pub probe_cell: Option<(u32, i64)>,
     pub superseded: Vec<u32>,
+    /// What the kernel itself saw, when the notebook extension wrote the input.
+    pub kernel: Option<crate::report::KernelFacts>,
 }
 
 impl Facts {

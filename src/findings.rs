@@ -65,6 +65,9 @@ pub struct StepsContext {
     /// On Colab, with no kernel line in the input and no runtime log beside it: the first step
     /// is to copy them from the runtime log.
     pub runtime_log_step: bool,
+    /// `torch.compile` is in use (the kernel saw it compile, or a cell calls it): the probe
+    /// cannot see inside a compiled graph, so the isolating run goes uncompiled.
+    pub compiled: bool,
 }
 
 /// A note: its stable id, its message and the values it names (at most two).

@@ -27,6 +27,9 @@ pub struct Options {
     /// Count what reads as quoted (a phrase in code, advice, a question or documentation) as
     /// printed output: for a reader who says that line was the error after all.
     pub count_quoted: bool,
+    /// What the kernel itself saw (the notebook extension says): the torch version, the
+    /// device, whether `CUDA_LAUNCH_BLOCKING=1` was in force when CUDA started.
+    pub kernel: Option<crate::report::KernelFacts>,
 }
 
 impl Options {
@@ -407,7 +410,7 @@ impl TextAnalyzer {
         // A runtime log given as the input, rather than beside it.
         let format =
             if facts.runtime_log.is_some() && opts.runtime_log.is_none() { InputFormat::RuntimeLog } else { InputFormat::Text };
-        let ctx = InputContext { host: self.host, ..InputContext::default() };
+        let ctx = InputContext { host: self.host, kernel: opts.kernel.clone(), ..InputContext::default() };
         (diagnose::diagnose(facts, &ctx, format), valid)
     }
 }
@@ -438,5 +441,6 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
-    diagnose::diagnose(s.finish(), &run.ctx, nb.format)
+    let ctx = InputContext { kernel: opts.kernel.clone(), ..run.ctx };
+    diagnose::diagnose(s.finish(), &ctx, nb.format)
 }

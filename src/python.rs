@@ -15,11 +15,23 @@ fn lang(tag: &str) -> PyResult<Lang> {
 }
 
 /// The report of `data` (a log or a notebook's bytes; `name`, a file name, says only that a
-/// `.ipynb` must be a notebook) as the CLI's JSON.
+/// `.ipynb` must be a notebook) as the CLI's JSON. `kernel`: what the kernel itself saw, as
+/// the JSON of the report's `input.kernel` (the notebook extension's).
 #[pyfunction]
-#[pyo3(signature = (data, name=None, lang="en", runtime_log=None, host=None))]
-fn analyze(data: &[u8], name: Option<&str>, lang: &str, runtime_log: Option<String>, host: Option<String>) -> PyResult<String> {
-    let opts = Options { lang: self::lang(lang)?, runtime_log, host, count_quoted: false };
+#[pyo3(signature = (data, name=None, lang="en", runtime_log=None, host=None, kernel=None))]
+fn analyze(
+    data: &[u8],
+    name: Option<&str>,
+    lang: &str,
+    runtime_log: Option<String>,
+    host: Option<String>,
+    kernel: Option<&str>,
+) -> PyResult<String> {
+    let kernel = match kernel {
+        Some(k) => Some(serde_json::from_str(k).map_err(|e| PyValueError::new_err(format!("not kernel facts: {e}")))?),
+        None => None,
+    };
+    let opts = Options { lang: self::lang(lang)?, runtime_log, host, count_quoted: false, kernel };
     let l = opts.lang;
     let report = pipeline::analyze_bytes(data, name, &opts).map_err(|e| PyValueError::new_err(e.message(l)))?;
     Ok(report_json::to_string(&report))

@@ -81,6 +81,9 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     if let Some(c) = &r.confirmation {
         confirmation(&mut out, &st, l, c, &source);
     }
+    if let Some(k) = r.input.kernel.as_ref().and_then(|k| kernel_facts(k, l)) {
+        field(&mut out, &st, l, Msg::KernelFacts.text(l), &sanitize(&k));
+    }
     if r.verdict == Verdict::OtherCudaError {
         for e in &r.other_errors {
             let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(&source), e.at.line);
@@ -105,6 +108,30 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         notes(&mut out, &st, r);
     }
     out
+}
+
+/// What the kernel saw (the notebook extension): `torch 2.11.0 · Tesla T4 · CUDA_LAUNCH_BLOCKING=1
+/// when CUDA started · torch.compile in use`; `None` when it told nothing.
+pub fn kernel_facts(k: &KernelFacts, l: Lang) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(v) = &k.torch {
+        parts.push(Msg::KernelFactTorch.fill(l, &[("version", v)]));
+    }
+    match (&k.device, k.launch_blocking) {
+        (Some(d), _) => parts.push(d.clone()),
+        (None, None) if k.torch.is_some() => parts.push(Msg::KernelFactCpu.text(l).to_string()),
+        _ => {}
+    }
+    match (k.launch_blocking, &k.device) {
+        (Some(true), _) => parts.push(Msg::KernelFactLbOn.text(l).to_string()),
+        (Some(false), _) => parts.push(Msg::KernelFactLbOff.text(l).to_string()),
+        (None, Some(_)) => parts.push(Msg::KernelFactLbUnknown.text(l).to_string()),
+        (None, None) => {}
+    }
+    if k.compiled {
+        parts.push(Msg::KernelFactCompiled.text(l).to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
 /// The error that confirmed the cause: where it is, the bad value, the bound, the user's line.

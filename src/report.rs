@@ -209,6 +209,25 @@ pub struct InputSummary {
     /// The cells (notebook index) whose outputs are from before the restart of a run with the
     /// probe: not read.
     pub superseded_cells: Vec<u32>,
+    /// What the kernel itself saw, when the notebook extension (`%load_ext first_assert`)
+    /// wrote the input; `null` otherwise.
+    #[serde(default)]
+    pub kernel: Option<KernelFacts>,
+}
+
+/// What only the kernel knows, told by the notebook extension: facts, not read from the output.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct KernelFacts {
+    /// `torch.__version__`, when torch was imported.
+    pub torch: Option<String>,
+    /// The CUDA device's name (`Tesla T4`), when CUDA started.
+    pub device: Option<String>,
+    /// Whether `CUDA_LAUNCH_BLOCKING=1` was in force when CUDA started; `null` when CUDA has not
+    /// started, or started before the extension was loaded.
+    pub launch_blocking: Option<bool>,
+    /// True when `torch.compile` compiled a graph in this session.
+    pub compiled: bool,
 }
 
 /// The runtime log read beside the input (Colab's Runtime > View runtime logs).
@@ -617,6 +636,10 @@ pub struct Stack {
     pub launch_blocking: LaunchBlocking,
     /// Where it was set, when it was.
     pub launch_blocking_at: Option<Location>,
+    /// True when the kernel saw CUDA start (`input.kernel`): `launch_blocking` is what it saw,
+    /// a fact, not read from the output.
+    #[serde(default)]
+    pub launch_blocking_known: bool,
     /// The blamed code when it cannot assert by itself (`loss.item()`, `.cpu()`, ...).
     pub innocent_op: Option<String>,
     /// The explanation, in the report's language.

@@ -325,7 +325,8 @@ fields!(Report {
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
-fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells });
+fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells, kernel });
+fields!(KernelFacts { torch, device, launch_blocking, compiled });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
@@ -340,7 +341,7 @@ fields!(Evidence { scope, text, matched, @at, @where });
 fields!(Cause { category, rule, confidence, basis, title, summary, why, fix, check, snippet, ops, evidence, candidates });
 fields!(Candidate { category, rule, confidence, title, evidence });
 fields!(Echo { text, @at, @where, kind, exception });
-fields!(Stack { trustworthy, async_note, launch_blocking, launch_blocking_at, innocent_op, explanation });
+fields!(Stack { trustworthy, async_note, launch_blocking, launch_blocking_at, launch_blocking_known, innocent_op, explanation });
 fields!(OtherError { kind, text, @at, @where, exception, explanation });
 fields!(Step { id, title, body, code, done });
 fields!(Note { id, text });

@@ -86,7 +86,10 @@ export interface InputSummary {
   runtime_log: RuntimeLogSummary | null;
   unreadable_cells: number[];
   superseded_cells: number[];
+  kernel: KernelFacts | null;
 }
+
+export interface KernelFacts { torch: string | null; device: string | null; launch_blocking: boolean | null; compiled: boolean }
 
 export interface RuntimeLogSummary { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }
 
@@ -170,6 +173,7 @@ export interface Stack {
   async_note: boolean;
   launch_blocking: "not_set" | "set" | "set_after_import" | "set_after_cuda" | "ignored";
   launch_blocking_at: Location | null;
+  launch_blocking_known: boolean;
   innocent_op: string | null;
   explanation: string;
 }

@@ -23,6 +23,7 @@ fn structs() -> Vec<(&'static str, &'static [&'static str])> {
         ("Tool", Tool::KEYS),
         ("InputSummary", InputSummary::KEYS),
         ("RuntimeLogSummary", RuntimeLogSummary::KEYS),
+        ("KernelFacts", KernelFacts::KEYS),
         ("Location", Location::KEYS),
         ("FirstAssert", FirstAssert::KEYS),
         ("Offending", Offending::KEYS),
@@ -57,6 +58,7 @@ const PATHS: &[(&str, &str)] = &[
     ("tool", "Tool"),
     ("input", "InputSummary"),
     ("input.runtime_log", "RuntimeLogSummary"),
+    ("input.kernel", "KernelFacts"),
     ("first_assert", "FirstAssert"),
     ("first_assert.offending", "Offending"),
     ("first_assert.site", "KernelSite"),
@@ -119,6 +121,12 @@ fn reports() -> Vec<Value> {
     let opts = Options { runtime_log: Some(log.into()), ..Options::default() };
     let r = serde_json::to_value(analyze_text(host, &opts)).unwrap();
     assert!(r["input"]["runtime_log"].is_object(), "the runtime log was read: {}", r["input"]);
+    out.push(r);
+    // What the kernel saw, as the notebook extension tells it.
+    let kernel = KernelFacts { torch: Some("2.11.0".into()), device: Some("Tesla T4".into()), launch_blocking: Some(true), compiled: true };
+    let opts = Options { kernel: Some(kernel), ..Options::default() };
+    let r = serde_json::to_value(analyze_text(host, &opts)).unwrap();
+    assert!(r["input"]["kernel"].is_object(), "the kernel's facts were kept: {}", r["input"]);
     out.push(r);
     assert!(out.len() >= 150, "only {} reports", out.len());
     out

@@ -68,6 +68,30 @@ class _Session:
             # Shown in the cell only where the kernel drops fd 2; kept either way.
             self.fd2.on(show=_Fd2.kernel_drops_fd2())
         self.host = "colab" if "google.colab" in sys.modules else None
+        # What only the kernel knows: whether CUDA_LAUNCH_BLOCKING=1 was in force when CUDA
+        # started (None: not started yet, or before the load), and the device.
+        self.cuda = None  # None: not seen starting; else (launch_blocking, device)
+        if _cuda_started():
+            self.cuda = (None, _device())
+        self.compile_was = None  # torch.compile's switch before isolating
+
+    def watch(self):
+        """After each cell: whether CUDA started in it, and what was in force when it did."""
+        if self.cuda is None and _cuda_started():
+            import os
+
+            # As PyTorch reads it (c10::utils::check_env): 1, true, yes, on, y.
+            on = os.environ.get("CUDA_LAUNCH_BLOCKING", "").strip().upper() in ("1", "TRUE", "YES", "ON", "Y")
+            self.cuda = (on, _device())
+
+    def facts(self):
+        """What the kernel saw, for the report's ``input.kernel``."""
+        torch = sys.modules.get("torch")
+        lb, device = self.cuda or (None, None)
+        stats = getattr(sys.modules.get("torch._dynamo.utils"), "counters", {}).get("stats", {})
+        version = str(getattr(torch, "__version__", "")) if torch is not None else ""
+        return {"torch": version or None, "device": device, "launch_blocking": lb,
+                "compiled": bool(stats.get("unique_graphs"))}
 
     def pre(self, info=None):
         self.source = getattr(info, "raw_cell", None) or ""
@@ -110,6 +134,7 @@ class _Session:
 
     def post(self, result):
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        self.watch()
         self.settle()
         text, self.mark = self.fd2.text(self.mark)
         outputs = []
@@ -135,7 +160,8 @@ class _Session:
                      + _escape(line) + "</div>"}, raw=True)
             return
         nb = {"cells": [dict(c, index=i) for i, c in enumerate(self.cells)]}
-        report = _engine.analyze(json.dumps(nb).encode(), "session.ipynb", self.lang, None, self.host)
+        report = _engine.analyze(json.dumps(nb).encode(), "session.ipynb", self.lang, None, self.host,
+                                 json.dumps(self.facts()))
         r = json.loads(report)
         if r["verdict"] not in ("device_assert", "confirmed"):
             return
@@ -144,6 +170,42 @@ class _Session:
             n = fa.get("execution_count")
             self.latched = "[%s]" % (n if n is not None else count)
         display({"text/html": _engine.render(report, "html"), "text/plain": _engine.render(report, "text")}, raw=True)
+
+
+def _cuda_started():
+    torch = sys.modules.get("torch")
+    try:
+        return torch is not None and bool(torch.cuda.is_initialized())
+    except Exception:
+        return False
+
+
+def _device():
+    try:
+        torch = sys.modules["torch"]
+        return str(torch.cuda.get_device_name(torch.cuda.current_device()))
+    except Exception:
+        return None
+
+
+def _compiling(s, on):
+    """torch.compile off while isolating (the probe sees no op inside a compiled graph), and its
+    switch as it was after."""
+    import os
+
+    dynamo = sys.modules.get("torch._dynamo")
+    if not on:
+        if s.compile_was is not None:
+            if dynamo is not None:
+                dynamo.config.disable = s.compile_was
+            os.environ.pop("TORCH_COMPILE_DISABLE", None)
+        s.compile_was = None
+        return
+    if s.compile_was is None:
+        s.compile_was = bool(dynamo.config.disable) if dynamo is not None else False
+    if dynamo is not None:
+        dynamo.config.disable = True
+    os.environ["TORCH_COMPILE_DISABLE"] = "1"  # read when torch._dynamo is first imported
 
 
 def _magic(line):
@@ -160,6 +222,7 @@ def _magic(line):
         late = torch is not None and torch.cuda.is_initialized()
         if not late:
             os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+        _compiling(s, True)
         # The probe cell's own code, run as if pasted (one copy of the checks).
         exec(compile(_engine.probe(s.lang), "<first-assert probe>", "exec"), s.ip.user_ns)
         print(_engine.say("isolate_late" if late else "isolate", s.lang))
@@ -167,6 +230,7 @@ def _magic(line):
         probe = s.ip.user_ns.get("first_assert_probe")
         if probe is not None:
             probe.off()
+        _compiling(s, False)
         print(_engine.say("off", s.lang))
     elif what == "lang" and len(words) == 2 and words[1] in ("en", "zh"):
         s.lang = words[1]

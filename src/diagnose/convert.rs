@@ -38,6 +38,7 @@ pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: InputForm
         }),
         unreadable_cells: ctx.unreadable.clone(),
         superseded_cells: ctx.superseded.clone(),
+        kernel: ctx.kernel.clone(),
     }
 }
 

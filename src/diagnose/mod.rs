@@ -73,6 +73,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let steps = StepsContext {
         notebook: format.from_notebook(),
         runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts, ctx),
+        compiled: assert && compiled(ctx),
     };
     let echo_cells = distinct_cells(&echoes);
     let mut notes =
@@ -118,4 +119,14 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         notes: Vec::new(),
     };
     Findings { report, keys: Keys { cause_site, headline, steps, notes } }
+}
+
+/// Whether `torch.compile` is in use: the kernel saw it compile a graph, or a cell's code calls
+/// it (not in a comment).
+fn compiled(ctx: &InputContext) -> bool {
+    ctx.kernel.as_ref().is_some_and(|k| k.compiled)
+        || ctx.cells.iter().flat_map(|c| c.source.lines()).any(|l| {
+            let code = l.split('#').next().unwrap_or("");
+            code.contains("torch.compile(") || code.trim_start().starts_with("@torch.compile")
+        })
 }

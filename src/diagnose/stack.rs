@@ -20,6 +20,16 @@ fn innocent_op(r: &RaisedAt) -> Option<String> {
 pub(super) fn stack(facts: &Facts, ctx: &InputContext, first: Option<Loc>, raised: Option<&RaisedAt>) -> Stack {
     let async_note = !facts.async_notes.is_empty();
     let (launch_blocking, at) = launch_blocking(facts, ctx, first, async_note);
+    // The kernel saw CUDA start: what it saw is the state (the cells still say where it was set).
+    let seen = ctx.kernel.as_ref().and_then(|k| k.launch_blocking);
+    let launch_blocking = match seen {
+        Some(true) if async_note => LaunchBlocking::Ignored,
+        Some(true) => LaunchBlocking::Set,
+        // Set in a cell, yet not in force when CUDA started: set after it.
+        Some(false) if at.is_some() => LaunchBlocking::SetAfterCuda,
+        Some(false) => LaunchBlocking::NotSet,
+        None => launch_blocking,
+    };
     let innocent = raised.and_then(innocent_op);
     let has_frames = raised.is_some_and(|r| !r.frames.is_empty());
     let trustworthy = launch_blocking == LaunchBlocking::Set && !async_note && innocent.is_none() && has_frames;
@@ -28,6 +38,7 @@ pub(super) fn stack(facts: &Facts, ctx: &InputContext, first: Option<Loc>, raise
         async_note,
         launch_blocking,
         launch_blocking_at: at,
+        launch_blocking_known: seen.is_some(),
         innocent_op: innocent,
         explanation: String::new(),
     }

@@ -55,6 +55,7 @@ impl<'a> Run<'a> {
             probe_cell: rerun.probe,
             superseded: rerun.superseded.clone(),
             checks: checks::run(&order),
+            kernel: None,
         };
         Run { order, rerun, ctx }
     }

@@ -182,6 +182,9 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
     if !seen.is_empty() {
         md.push_str(&format!("**{}**\n\n", label(l, Msg::ShareSeen, &super::versions::line(seen))));
     }
+    if let Some(k) = r.input.kernel.as_ref().and_then(|k| crate::render::kernel_facts(k, l)) {
+        md.push_str(&format!("**{}**\n\n", label(l, Msg::KernelFacts, &prose(&k))));
+    }
     md
 }
 

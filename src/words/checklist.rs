@@ -21,6 +21,8 @@ pub struct Context<'a> {
     pub runtime_log_step: bool,
     /// The probe cell, to paste first after the restart.
     pub probe: Option<&'a Probe>,
+    /// `torch.compile` is in use: the isolating run goes uncompiled.
+    pub compiled: bool,
 }
 
 /// A code snippet from the catalogue (the leading newline of the TOML text dropped).
@@ -100,6 +102,9 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     };
     let step_lb = said(l, "launch_blocking", Msg::StepLaunchBlockingTitle, lb_body, Some(Msg::SnippetLaunchBlocking));
     v.push(Step { done: lb == LaunchBlocking::Set, ..step_lb });
+    if c.compiled {
+        v.push(said(l, "uncompiled", Msg::StepUncompiledTitle, Msg::StepUncompiledBody, Some(Msg::SnippetUncompiled)));
+    }
     if let Some(p) = c.probe {
         let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
         v.push(Step { code: Some(p.code.clone()), ..said(l, "probe", Msg::StepProbeTitle, body, None) });

@@ -45,6 +45,7 @@ pub fn word(r: &mut Report, keys: &Keys, lang: Lang) {
         other: r.other_errors.first().map(|o| o.kind.as_str()),
         echo_count: r.echo_count,
         runtime_log_step: keys.steps.runtime_log_step,
+        compiled: keys.steps.compiled,
         probe: r.probe.as_ref(),
     });
     r.headline = headline::headline(r, &keys.headline, lang);
@@ -78,9 +79,18 @@ fn cause(c: &mut Cause, site: Option<usize>, lang: Lang) {
 /// Whether the traceback can be trusted, explained in `lang`.
 fn explain_stack(s: &Stack, has_frames: bool, lang: Lang) -> String {
     if s.trustworthy {
-        return Msg::StackTrusted.text(lang).to_string();
+        let m = if s.launch_blocking_known { Msg::StackKernelSet } else { Msg::StackTrusted };
+        return m.text(lang).to_string();
     }
     let late = match s.launch_blocking {
+        // What the kernel saw: no need to guess from the output.
+        LaunchBlocking::NotSet if s.launch_blocking_known && has_frames => {
+            let sep = if lang == Lang::Zh { "" } else { " " };
+            return match &s.innocent_op {
+                Some(op) => format!("{}{sep}{}", Msg::StackKernelNotSet.text(lang), Msg::StackInnocent.fill(lang, &[("op", op)])),
+                None => Msg::StackKernelNotSet.text(lang).to_string(),
+            };
+        }
         LaunchBlocking::SetAfterImport => Some(Msg::StackSetAfterImport),
         LaunchBlocking::SetAfterCuda => Some(Msg::StackSetAfterCuda),
         LaunchBlocking::Ignored => Some(Msg::StackIgnored),

@@ -34,6 +34,15 @@ RAISE = (PRELUDE +
          "train_step(*batch)\n")
 
 
+# The same with CUDA_LAUNCH_BLOCKING=1 in force: PyTorch adds no note about asynchronous reports.
+RAISE_SYNC = RAISE.replace("\\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\\n"
+                           "For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "")
+
+# CUDA starting, on a machine without a GPU: torch.cuda says it has started, on a stand-in device.
+CUDA_STARTS = ("import torch\ntorch.cuda.is_initialized = lambda: True\n"
+               "torch.cuda.current_device = lambda: 0\ntorch.cuda.get_device_name = lambda device=None: 'Tesla T4'\n")
+
+
 class Kernel(unittest.TestCase):
     def kernel(self, capture=False):
         from jupyter_client.manager import start_new_kernel
@@ -154,6 +163,43 @@ class Kernel(unittest.TestCase):
         # Once CUDA (here: torch) has started, the variable cannot help, and it says so.
         self.cell(kc, "torch.cuda.is_initialized = lambda: True  # as after a CUDA call")
         self.assertIn("cannot take effect now", self.cell(kc, "%first_assert isolate")["stdout"])
+
+    @unittest.skipUnless(HAS_TORCH, "torch's version and torch.cuda are what the kernel reads")
+    def test_what_the_kernel_saw_as_cuda_started_decides_whether_the_traceback_is_trusted(self):
+        import torch
+
+        for lb, said in (("1", "The kernel saw CUDA start with CUDA_LAUNCH_BLOCKING=1"),
+                         # Set in a cell after CUDA started: too late, as a fact, not a guess.
+                         (None, "but only after CUDA was already in use")):
+            kc = self.kernel()
+            self.cell(kc, "%load_ext first_assert")
+            if lb:
+                self.cell(kc, "import os\nos.environ['CUDA_LAUNCH_BLOCKING'] = %r" % lb)
+            self.cell(kc, CUDA_STARTS)
+            # After CUDA started, the variable changes nothing: what was in force then counts.
+            self.cell(kc, "import os\nos.environ['CUDA_LAUNCH_BLOCKING'] = %r" % ("0" if lb else "1"))
+            card = self.cell(kc, WRITE + (RAISE_SYNC if lb else RAISE))["displays"][0]
+            html, text = card["text/html"], card["text/plain"]
+            facts = "torch %s · Tesla T4 · %s" % (torch.__version__, "CUDA_LAUNCH_BLOCKING=1 when CUDA started" if lb
+                                                  else "CUDA started without CUDA_LAUNCH_BLOCKING=1")
+            self.assertIn(facts, html)
+            self.assertIn("Kernel: " + facts, text)
+            self.assertIn(said, html)
+            print(f"\n  {text.splitlines()[0][:90]}…\n  Kernel: {facts}", file=sys.stderr)
+
+    @unittest.skipUnless(HAS_TORCH, "torch.compile is torch's")
+    def test_torch_compile_in_use_is_said_and_isolating_runs_uncompiled(self):
+        kc = self.kernel()
+        self.cell(kc, "%load_ext first_assert")
+        self.cell(kc, "import torch\nf = torch.compile(lambda x: x * 2 + 1, backend='eager')\nf(torch.ones(3))")
+        html = self.cell(kc, WRITE + RAISE)["displays"][0]["text/html"]
+        self.assertIn("torch.compile in use", html)
+        self.assertIn("isolating turns it off", html)
+        self.assertIn("torch.compile is off", self.cell(kc, "%first_assert isolate")["stdout"])
+        ask = "import torch._dynamo\nprint(torch._dynamo.config.disable)"
+        self.assertEqual(self.cell(kc, ask)["stdout"].strip(), "True")
+        self.cell(kc, "%first_assert off")
+        self.assertEqual(self.cell(kc, ask)["stdout"].strip(), "False", "as it was")
 
     def test_10_mb_of_hostile_fd_2_text_gives_an_inert_bounded_card(self):
         kc = self.kernel()
