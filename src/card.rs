@@ -43,6 +43,9 @@ pub fn escape(s: &str) -> String {
 /// The card's title: the cause with its basis and certainty, else the headline.
 fn title(r: &Report, l: Lang) -> String {
     let named = |m: Msg, c: &Cause| m.fill(l, &[("cause", &c.title)]);
+    if let Some(u) = r.cause.as_ref().and_then(|c| crate::render::usually(c, l)) {
+        return u;
+    }
     match &r.cause {
         Some(c) if c.basis == Basis::Confirmed => named(Msg::KernelTitleConfirmed, c),
         Some(c) if c.basis == Basis::Stated => named(Msg::KernelTitleStated, c),
@@ -86,6 +89,17 @@ pub fn html(r: &Report) -> String {
     out.push_str(&format!("<div style=\"{TITLE}\">{}</div>", escape(&title(r, l))));
     if let Some(c) = &r.cause {
         out.push_str(&format!("<div>{}</div>", escape(&c.summary)));
+        if crate::render::usually(c, l).is_some() {
+            // How often each cause is behind this error (not how sure).
+            let shares: Vec<String> = c
+                .candidates
+                .iter()
+                .map(|k| format!("{} · {}", k.title, Msg::ViewShareOfErrors.fill(l, &[("pct", &((k.confidence * 100.0).round() as u32))])))
+                .collect();
+            let sep = if l == Lang::Zh { "：" } else { ": " };
+            let line = format!("{}{sep}{}", Msg::ViewUsualCauses.text(l), shares.join(if l == Lang::Zh { "；" } else { "; " }));
+            out.push_str(&format!("<div style=\"{DIM}\">{}</div>", escape(&line)));
+        }
     }
     if let Some(c) = &r.confirmation {
         let line = c.line.as_deref().unwrap_or(&c.text);

@@ -42,6 +42,8 @@ struct Args {
     path: Option<String>,
     /// `--log`: the kernel's own log, read beside the input.
     log: Option<String>,
+    /// `--verbose`: the rule that matched, too.
+    verbose: bool,
 }
 
 /// The command with the process's arguments.
@@ -100,7 +102,7 @@ fn with_usage(l: Lang, msg: String) -> String {
 
 fn parse_args(l: Lang, args: Vec<OsString>) -> Result<Option<Args>, String> {
     let mut a =
-        Args { format: Format::Text, keep_personal: false, probe: false, lang: l, color: None, path: None, log: None };
+        Args { format: Format::Text, keep_personal: false, probe: false, lang: l, color: None, path: None, log: None, verbose: false };
     let mut it = args.into_iter();
     let mut only_paths = false;
     while let Some(arg) = it.next() {
@@ -139,6 +141,7 @@ fn parse_args(l: Lang, args: Vec<OsString>) -> Result<Option<Args>, String> {
                 };
             }
             "--no-redact" => a.keep_personal = true,
+            "-v" | "--verbose" => a.verbose = true,
             "--probe" => a.probe = true,
             "--lang" => {
                 let v = value("--lang")?;
@@ -227,7 +230,7 @@ fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
         write!(
             out,
             "{}",
-            render::text(&report, &render::TextOptions { color, source: Some(source), log_source: args.log.clone() })
+            render::text(&report, &render::TextOptions { color, source: Some(source), log_source: args.log.clone(), verbose: args.verbose })
         )
     };
     if let Err(e) = written.and_then(|_| out.flush()) {

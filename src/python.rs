@@ -45,7 +45,7 @@ fn analyze(
 fn render_report(report: &str, format: &str, source: Option<String>, hide: bool) -> PyResult<String> {
     let r: Report = serde_json::from_str(report).map_err(|e| PyValueError::new_err(format!("not a report: {e}")))?;
     match format {
-        "text" => Ok(render::text(&r, &render::TextOptions { color: false, source, log_source: None })),
+        "text" => Ok(render::text(&r, &render::TextOptions { color: false, source, log_source: None, verbose: false })),
         "markdown" => Ok(share::markdown::markdown(&r, &[], hide).markdown),
         "html" => Ok(card::html(&r)),
         _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text, markdown or html)"))),

@@ -17,6 +17,8 @@ pub struct TextOptions {
     pub source: Option<String>,
     /// The name of the runtime log read beside the input, for places in it.
     pub log_source: Option<String>,
+    /// Show what is for the project's people (the rule that matched).
+    pub verbose: bool,
 }
 
 pub use crate::sanitize::sanitize;
@@ -92,7 +94,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
         }
     }
     if let Some(c) = &r.cause {
-        cause(&mut out, &st, l, c);
+        cause(&mut out, &st, l, c, o.verbose);
     }
     if let Some(s) = &r.stack {
         stack(&mut out, &st, l, s, r.raised_at.as_ref());
@@ -173,19 +175,56 @@ fn headline(out: &mut String, st: &Style, r: &Report) {
     let _ = writeln!(out, "{painted} {}", st.bold(&wrap_from(&text, WIDTH, 2, label.len() + 1)));
 }
 
-/// The cause: category and title, summary, why, evidence, ops, rule, the other candidates.
-fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
+/// The cause section's title, by what the cause stands on: `Cause` (stated), `Likely cause`
+/// (evidence, the prior), `Usually` (nothing here: the shares of this error), `Confirmed cause`.
+pub fn cause_heading(c: &Cause) -> Msg {
+    match c.basis {
+        Basis::Stated => Msg::ViewCauseTitleStated,
+        Basis::Confirmed => Msg::ViewCauseTitleConfirmed,
+        Basis::None => Msg::ViewCauseTitleUsually,
+        _ => Msg::ViewCauseTitle,
+    }
+}
+
+/// With nothing in the output to go on: the cause most often behind this error, said as such
+/// (`Usually: A class label is out of range — the probe will tell`).
+pub fn usually(c: &Cause, l: Lang) -> Option<String> {
+    let top = c.candidates.first().filter(|_| c.basis == Basis::None)?;
+    Some(Msg::ViewUsually.fill(l, &[("cause", &top.title)]))
+}
+
+/// ` (s)` after a phrase; `（s）` in Chinese.
+fn paren(l: Lang, s: &str) -> String {
+    match l {
+        Lang::Zh => format!("（{s}）"),
+        _ => format!(" ({s})"),
+    }
+}
+
+/// `label: value` (`原因：值` in Chinese, no space after the full-width colon).
+fn labelled(l: Lang, label: &str, value: &str) -> String {
+    format!("{label}{}{value}", colon(l))
+}
+
+/// The cause: its title by what it stands on, summary, why, evidence, ops, the other candidates
+/// (with nothing to go on: how often each is behind this error); the rule only when verbose.
+fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause, verbose: bool) {
     let _ = writeln!(out);
-    let pct = (c.confidence * 100.0).round() as u32;
-    // A cause without evidence has no confidence worth printing.
-    let sure = if pct > 0 { format!(" ({})", Msg::ReportConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
-    let _ = writeln!(
-        out,
-        "{} {} — {}{sure}",
-        st.warn(&heading(l, Msg::RenderCause.text(l))),
-        st.bold(c.category.id()),
-        st.bold(&c.title),
-    );
+    // Labels are lower case in the terminal's style (`cause:`, `likely cause:`, `traceback:`).
+    let head = cause_heading(c).text(l).to_lowercase();
+    let head = head.as_str();
+    match usually(c, l) {
+        Some(u) => {
+            let _ = writeln!(out, "{}", st.warn(&u));
+        }
+        None => {
+            let pct = (c.confidence * 100.0).round() as u32;
+            // A cause without evidence has no confidence worth printing.
+            let sure = if pct > 0 { paren(l, &Msg::ReportConfidence.fill(l, &[("pct", &pct)])) } else { String::new() };
+            let title = format!("{} — {}{sure}", st.bold(c.category.id()), st.bold(&c.title));
+            let _ = writeln!(out, "{}", labelled(l, &st.warn(head), &title));
+        }
+    }
     if c.basis == Basis::Prior {
         let _ = writeln!(out, "   {} {}", st.label("="), indent_more(Msg::RenderBasisPrior.text(l), 5));
     }
@@ -199,8 +238,8 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
         for e in &c.evidence {
             let _ = writeln!(
                 out,
-                "       {} {} {}",
-                st.dim(&heading(l, &e.place)),
+                "       {}{} {}",
+                st.dim(&labelled(l, &e.place, "")),
                 st.dim(&format!("[{}]", e.scope)),
                 short(&e.text, 160)
             );
@@ -209,33 +248,37 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause) {
     if !c.ops.is_empty() {
         field(out, st, l, Msg::RenderOps.text(l), &indent_more(&c.ops.join(", "), 5));
     }
-    field(out, st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
+    if verbose {
+        field(out, st, l, Msg::RenderRule.text(l), &st.dim(&c.rule));
+    }
     if c.basis == Basis::None && !c.candidates.is_empty() {
-        let _ = writeln!(out, "   {} {}", st.label("="), Msg::RenderBasisNone.text(l));
+        let _ = writeln!(out, "   {} {}", st.label("="), heading(l, Msg::ViewUsualCauses.text(l)));
     }
     for k in &c.candidates {
         let pct = (k.confidence * 100.0).round() as u32;
-        let sure = Msg::ReportConfidence.fill(l, &[("pct", &pct)]);
-        let value = format!("{} — {} ({sure})", st.bold(k.category.id()), k.title);
         if c.basis == Basis::None {
-            let _ = writeln!(out, "     {} {value}", st.label("-"));
+            let share = paren(l, &Msg::ViewShareOfErrors.fill(l, &[("pct", &pct)]));
+            let _ = writeln!(out, "     {} {} — {}{share}", st.label("-"), st.bold(k.category.id()), k.title);
         } else {
-            field(out, st, l, Msg::RenderCandidate.text(l), &value);
+            let sure = paren(l, &Msg::ReportConfidence.fill(l, &[("pct", &pct)]));
+            field(out, st, l, Msg::RenderCandidate.text(l), &format!("{} — {}{sure}", st.bold(k.category.id()), k.title));
         }
         for e in &k.evidence {
-            let _ = writeln!(out, "       {} {}", st.dim(&heading(l, &e.place)), short(&e.text, 160));
+            let _ = writeln!(out, "       {}{}", st.dim(&labelled(l, &e.place, "")), short(&e.text, 160));
         }
     }
 }
 
-/// Where Python raised it, the blamed line, and whether to trust the traceback.
+/// Where Python raised it, the blamed line, and whether to trust the traceback (with no
+/// traceback, nothing to judge: said so, neutral).
 fn stack(out: &mut String, st: &Style, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
     let _ = writeln!(out);
+    let frames = raised.is_some_and(|r| !r.frames.is_empty());
     let head = match raised {
-        Some(ra) => Msg::RenderRaised.fill(l, &[("at", &ra.place)]),
-        None => String::new(),
+        Some(ra) if frames => Msg::RenderRaised.fill(l, &[("at", &ra.place)]),
+        _ => Msg::ViewNoTraceback.text(l).to_string(),
     };
-    let _ = writeln!(out, "{} {}", st.warn(&heading(l, Msg::RenderTraceback.text(l))), head);
+    let _ = writeln!(out, "{}", labelled(l, &st.warn(Msg::RenderTraceback.text(l)), &head));
     if let Some(ra) = raised {
         let _ = writeln!(out, "   {} {}", st.label("|"), short(&ra.text, 200));
         if let Some(f) = &ra.user_frame {
@@ -250,6 +293,10 @@ fn stack(out: &mut String, st: &Style, l: Lang, s: &Stack, raised: Option<&Raise
             field(out, st, l, Msg::RenderBlamed.text(l), &value);
         }
     }
+    if !frames {
+        let _ = writeln!(out, "   {} {}", st.label("="), indent_more(&s.explanation, 5));
+        return;
+    }
     let tag = if s.trustworthy { st.ok(Msg::RenderTrusted.text(l)) } else { st.warn(Msg::RenderUntrusted.text(l)) };
     field(out, st, l, &tag, &indent_more(&s.explanation, 6));
 }
@@ -261,7 +308,7 @@ fn echoes(out: &mut String, st: &Style, r: &Report) {
     let _ = writeln!(out, "{}", st.warn(&Msg::ReportEchoes.fill(l, &[("n", &r.echo_count)])));
     for e in r.echoes.iter().take(5) {
         let _ =
-            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &e.place)), short(&e.text, 140));
+            writeln!(out, "   {} {}{}", st.label("="), st.dim(&labelled(l, &e.place, "")), short(&e.text, 140));
     }
     let rest = r.echo_count.saturating_sub(5);
     if rest > 0 {
@@ -276,7 +323,7 @@ fn other_errors(out: &mut String, st: &Style, r: &Report) {
     let _ = writeln!(out, "{}", st.warn(&heading(l, Msg::RenderOtherErrors.text(l))));
     for e in r.other_errors.iter().take(5) {
         let _ =
-            writeln!(out, "   {} {} {}", st.label("="), st.dim(&heading(l, &e.place)), short(&e.text, 140));
+            writeln!(out, "   {} {}{}", st.label("="), st.dim(&labelled(l, &e.place, "")), short(&e.text, 140));
     }
 }
 

@@ -96,7 +96,32 @@ fn bad_usage_exits_2_with_a_message() {
         let err = text(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!err.contains("\\u{"), "{args:?}: newlines printed as escapes: {err}");
     }
+    // The usage after an error reads as the help does: line by line.
+    let out = bin().arg("--bogus").stdin(Stdio::null()).output().unwrap();
+    let err = text(&out.stderr);
+    assert!(err.lines().any(|l| l.starts_with("Usage: first-assert")), "{err}");
+    assert!(err.lines().count() > 15, "{err}");
+    // A control character in what the user typed still shows as an escape.
+    let out = bin().arg("--bo\x1b[31mgus").stdin(Stdio::null()).output().unwrap();
+    assert!(!text(&out.stderr).contains('\x1b'));
+}
+
+#[test]
+fn chinese_punctuation_and_no_rule_ids_unless_verbose() {
+    let host = b"RuntimeError: CUDA error: device-side assert triggered\n";
+    let zh = text(&run_stdin(&["--lang", "zh", "--color", "never"], host).stdout);
+    // A full-width colon or parenthesis takes no space around it.
+    assert!(!zh.contains("： ") && !zh.contains(" ("), "{zh}");
+    assert!(zh.contains("通常是：类别标签越界——探针会给出答案"), "{zh}");
+    assert!(zh.contains("traceback：没有 traceback"), "{zh}");
+    let en = text(&run_stdin(&["--color", "never"], host).stdout);
+    assert!(en.contains("Usually: A class label is out of range — the probe will tell"), "{en}");
+    assert!(en.contains("(42% of these errors)"), "shares, not certainty: {en}");
+    assert!(!en.contains("no-evidence") && !en.contains("rule:"), "{en}");
+    let verbose = text(&run_stdin(&["--color", "never", "--verbose"], host).stdout);
+    assert!(verbose.contains("rule: no-evidence"), "{verbose}");
 }
 
 #[test]

@@ -93,7 +93,7 @@ fn every_writer_shows_what_the_kernel_saw() {
         (Lang::Zh, "torch 2.11.0+cu128 · Tesla T4 · CUDA 启动时 CUDA_LAUNCH_BLOCKING=1 · 使用了 torch.compile"),
     ] {
         let r = analyze(&nb, Some(facts(Some(true), true)), lang);
-        let text = render::text(&r, &render::TextOptions { color: false, source: None, log_source: None });
+        let text = render::text(&r, &render::TextOptions { color: false, source: None, log_source: None, verbose: false });
         assert!(text.contains(line), "{text}");
         assert!(card::html(&r).contains(line), "{}", card::html(&r));
         assert!(share::markdown::markdown(&r, &[], true).markdown.contains(line));
@@ -109,7 +109,7 @@ fn every_writer_shows_what_the_kernel_saw() {
     assert_eq!(render::kernel_facts(&KernelFacts::default(), Lang::En), None);
     // Without the kernel, no line.
     let r = analyze(&nb, None, Lang::En);
-    assert!(!render::text(&r, &render::TextOptions { color: false, source: None, log_source: None }).contains("Kernel:"));
+    assert!(!render::text(&r, &render::TextOptions { color: false, source: None, log_source: None, verbose: false }).contains("Kernel:"));
 }
 
 #[test]

@@ -21,7 +21,7 @@ const CASES: &[&str] = &[
 fn render(case: &str, lang: Lang) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(case);
     let r = analyze_bytes(&std::fs::read(&p).unwrap(), Some(case), &Options::lang(lang)).unwrap();
-    text(&r, &TextOptions { color: false, source: Some(case.to_string()), log_source: None })
+    text(&r, &TextOptions { color: false, source: Some(case.to_string()), log_source: None, verbose: false })
 }
 
 #[test]
@@ -42,7 +42,7 @@ fn chinese() {
 fn colour_codes_only_when_asked() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/windows-indexkernel.log");
     let r = analyze_bytes(&std::fs::read(p).unwrap(), None, &Options::default()).unwrap();
-    assert!(!text(&r, &TextOptions { color: false, source: None, log_source: None }).contains('\x1b'));
-    assert!(text(&r, &TextOptions { color: true, source: None, log_source: None })
+    assert!(!text(&r, &TextOptions { color: false, source: None, log_source: None, verbose: false }).contains('\x1b'));
+    assert!(text(&r, &TextOptions { color: true, source: None, log_source: None, verbose: false })
         .contains("\x1b[1;31merror[index_out_of_bounds]:"));
 }

@@ -102,8 +102,7 @@ export class Sharer {
     const title = { device_assert: "share_title_assert", other_cuda_error: "share_title_other", confirmed: "share_title_confirmed" }[r.verdict] ?? "share_title_clean";
     let md = `## ${this.t(title)}\n\n${prose(r.headline)}\n\n`;
     if (r.first_assert) md += this.firstAssert(r.first_assert);
-    const c = r.cause && r.cause.rule !== "no-evidence" ? r.cause : null;
-    if (c) md += this.cause(c);
+    if (r.cause) md += this.cause(r.cause);
     if (r.stack) md += this.stack(r.stack, r.raised_at);
     const echoes = r.echoes ?? [];
     if (echoes.length) {
@@ -150,8 +149,15 @@ export class Sharer {
   }
 
   cause(c) {
+    if (c.basis === "none" && c.candidates?.length) {
+      // Nothing here to go on: the cause most often behind this error, and the shares.
+      let md = `**${prose(this.t("view_usually", { cause: c.candidates[0].title }))}**\n\n${prose(c.summary)}\n\n`;
+      md += `${this.item(this.t("view_usual_causes"), "").trimEnd()}\n\n`;
+      for (const k of c.candidates) md += `- ${prose(k.title)} · ${this.t("view_share_of_errors", { pct: Math.round(k.confidence * 100) })}\n`;
+      return md + "\n";
+    }
     const pct = Math.round(c.confidence * 100);
-    const head = { stated: "share_cause_stated", confirmed: "share_cause_stated", prior: "share_cause_prior" }[c.basis] ?? "share_cause";
+    const head = { stated: "view_cause_title_stated", confirmed: "view_cause_title_confirmed", none: "view_cause_title_usually" }[c.basis] ?? "view_cause_title";
     let md = `**${this.t(head)}** · ${this.t(`view_category_${c.category}`)} · ${this.t("view_sure", { pct })}\n\n${prose(c.summary)}\n\n`;
     if (c.evidence?.length) {
       md += `${this.item(this.t(c.basis === "prior" ? "share_context" : "share_evidence"), "").trimEnd()}\n\n`;
@@ -162,7 +168,8 @@ export class Sharer {
   }
 
   stack(s, raised) {
-    let md = `**${this.t("share_traceback")}** · ${this.t(s.trustworthy ? "view_trusted" : "view_untrusted")}\n\n${prose(s.explanation)}\n\n`;
+    const verdict = !raised?.frames?.length ? "view_no_traceback" : s.trustworthy ? "view_trusted" : "view_untrusted";
+    let md = `**${this.t("share_traceback")}** · ${this.t(verdict)}\n\n${prose(s.explanation)}\n\n`;
     const f = raised?.user_frame;
     if (f && f.code != null) {
       const file = f.line != null ? `${f.file}:${f.line}` : f.file;

@@ -144,7 +144,7 @@ fn body(r: &Report, seen: &[(&str, String)]) -> String {
     if let Some(fa) = &r.first_assert {
         first_assert(&mut md, l, fa);
     }
-    if let Some(c) = r.cause.as_ref().filter(|c| c.rule != "no-evidence") {
+    if let Some(c) = &r.cause {
         cause(&mut md, l, c);
     }
     if let Some(s) = &r.stack {
@@ -212,15 +212,22 @@ fn first_assert(md: &mut String, l: Lang, fa: &FirstAssert) {
 }
 
 fn cause(md: &mut String, l: Lang, c: &Cause) {
+    if let Some(u) = crate::render::usually(c, l) {
+        // Nothing here to go on: the cause most often behind this error, and the shares.
+        md.push_str(&format!("**{}**\n\n{}\n\n", prose(&u), prose(&c.summary)));
+        md.push_str(&format!("{}\n\n", label(l, Msg::ViewUsualCauses, "").trim_end()));
+        for k in &c.candidates {
+            let pct = (k.confidence * 100.0).round() as u64;
+            md.push_str(&format!("- {} · {}\n", prose(&k.title), Msg::ViewShareOfErrors.fill(l, &[("pct", &pct)])));
+        }
+        md.push('\n');
+        return;
+    }
     let pct = (c.confidence * 100.0).round() as u64;
-    let (head, lines) = match c.basis {
-        Basis::Stated | Basis::Confirmed => (Msg::ShareCauseStated, Msg::ShareEvidence),
-        Basis::Prior => (Msg::ShareCausePrior, Msg::ShareContext),
-        _ => (Msg::ShareCause, Msg::ShareEvidence),
-    };
+    let lines = if c.basis == Basis::Prior { Msg::ShareContext } else { Msg::ShareEvidence };
     md.push_str(&format!(
         "**{}** · {} · {}\n\n{}\n\n",
-        head.text(l),
+        crate::render::cause_heading(c).text(l),
         category(c.category).text(l),
         Msg::ViewSure.fill(l, &[("pct", &pct)]),
         prose(&c.summary)
@@ -235,7 +242,12 @@ fn cause(md: &mut String, l: Lang, c: &Cause) {
 }
 
 fn stack(md: &mut String, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
-    let verdict = if s.trustworthy { Msg::ViewTrusted } else { Msg::ViewUntrusted };
+    let frames = raised.is_some_and(|r| !r.frames.is_empty());
+    let verdict = match (frames, s.trustworthy) {
+        (false, _) => Msg::ViewNoTraceback,
+        (true, true) => Msg::ViewTrusted,
+        (true, false) => Msg::ViewUntrusted,
+    };
     md.push_str(&format!("**{}** · {}\n\n{}\n\n", Msg::ShareTraceback.text(l), verdict.text(l), prose(&s.explanation)));
     let Some(r) = raised else { return };
     if let Some((f, c)) = r.user_frame.as_ref().and_then(|f| f.code.as_deref().map(|c| (f, c))) {

@@ -404,7 +404,7 @@ test("a long log's map fits a phone's strip: every run of lines visible, the fir
   }
 });
 
-test("the card says how sure in words: Most likely (the prior alone, with its note and the lines that show the code), Likely (evidence), a stated cause bare, and the usual causes when nothing can be read", { timeout: 120_000 }, async () => {
+test("the card says how sure in words: Most likely (the prior alone, with its note and the lines that show the code), Likely (evidence), a stated cause bare, and with only the host error the likeliest cause as what usually causes it, its share of these errors, no rule id and no traceback verdict", { timeout: 120_000 }, async () => {
   const files = {
     prior: path.join(ROOT, "tests/priors/cls-tolist-num-labels.ipynb"),
     evidence: path.join(ROOT, "tests/priors/graph-script-loss.log"),
@@ -412,6 +412,8 @@ test("the card says how sure in words: Most likely (the prior alone, with its no
     none: path.join(ROOT, "tests/priors/lone-host-line.log"),
   };
   const words = { en: { prior: "Most likely", evidence: "Likely" }, zh: { prior: "最可能", evidence: "可能" } };
+  // The cause section's title follows the basis.
+  const heads = { en: { prior: "Likely cause", evidence: "Likely cause", stated: "Cause", none: "Usually" }, zh: { prior: "可能的原因", evidence: "可能的原因", stated: "原因", none: "通常的原因" } };
   for (const lang of ["en", "zh"]) {
     const { ctx, page, log } = await context("laptop", lang);
     for (const [basis, file] of Object.entries(files)) {
@@ -424,15 +426,29 @@ test("the card says how sure in words: Most likely (the prior alone, with its no
         const b = t.querySelector(".fa-basis");
         const cands = [...document.querySelectorAll("[data-testid=candidate]")].map((li) => li.dataset.category);
         const head = document.querySelector(".fa-candidates")?.previousElementSibling?.textContent ?? null;
-        return { basis: b?.dataset.basis ?? null, word: b?.textContent ?? null, title: t.textContent, note: document.querySelector(".fa-basis-note")?.textContent ?? null, cands, head, pct: t.querySelector("[data-confidence]")?.dataset.confidence ?? null };
+        return {
+          basis: b?.dataset.basis ?? null, word: b?.textContent ?? null, title: t.textContent, note: document.querySelector(".fa-basis-note")?.textContent ?? null, cands, head,
+          pct: t.querySelector("[data-confidence]")?.dataset.confidence ?? null,
+          section: document.querySelector("[data-testid=cause] h2")?.textContent ?? null,
+          items: [...document.querySelectorAll("[data-testid=candidate]")].map((li) => li.textContent),
+          stack: document.querySelector("[data-testid=stack-verdict]")?.textContent ?? null,
+          shown: document.body.innerText,
+        };
       });
+      assert.ok(!got.shown.includes(want.cause.rule), `${path.basename(file)}: no rule id shown (${want.cause.rule})`);
+      assert.equal(got.section, heads[lang][basis], `${path.basename(file)} in ${lang}: the section's title`);
       const name = `${path.basename(file)} in ${lang}`;
       const pct = String(Math.round(want.cause.confidence * 100));
       if (basis === "none") {
-        assert.equal(got.basis, null, name);
-        assert.equal(got.title, want.headline, `${name}: no cause, the headline`);
+        const top = want.cause.candidates[0];
+        assert.equal(got.basis, "none", name);
+        assert.equal(got.title, lang === "en" ? `Usually: ${top.title} — the probe will tell` : `通常是：${top.title}——探针会给出答案`, `${name}: the likeliest cause, said as what usually causes it`);
         assert.deepEqual(got.cands, ["invalid_label", "index_out_of_bounds", "invalid_value"], `${name}: the usual causes in the article's order`);
-        assert.equal(got.head, lang === "en" ? "The usual causes" : "常见原因", name);
+        assert.equal(got.head, lang === "en" ? "How often each cause is behind this error" : "各原因在此类错误中的占比", name);
+        const share = Math.round(top.confidence * 100);
+        assert.ok(got.items[0].includes(lang === "en" ? `${top.title} · ${share}% of these errors` : `${top.title} · 占此类错误的 ${share}%`), `${name}: ${got.items[0]}`);
+        assert.ok(!got.items.join().match(/sure|可信度/), `${name}: shares, not certainty: ${got.items}`);
+        assert.equal(got.stack, lang === "en" ? "No traceback" : "没有 traceback", `${name}: nothing to judge`);
         continue;
       }
       assert.equal(got.pct, pct, `${name}: the stated share`);

@@ -19,7 +19,8 @@ export const cardView = {
     card.setAttribute("data-testid", "answer");
     card.setAttribute("aria-labelledby", "fa-answer-title");
     card.setAttribute("data-headline", r.headline);
-    const c = r.cause && r.cause.rule !== "no-evidence" ? r.cause : null;
+    const c = r.cause && r.cause.basis !== "none" ? r.cause : null;
+    const usual = r.cause?.basis === "none" ? r.cause.candidates?.[0] : null;
     const title = el("h2", "fa-answer-title");
     title.id = "fa-answer-title";
     title.tabIndex = -1;
@@ -39,11 +40,16 @@ export const cardView = {
         sure.setAttribute("data-confidence", String(pct));
         title.append(" ", sure);
       }
+    } else if (usual) {
+      // Nothing here to go on: the cause most often behind this error, said as such.
+      const b = text("span", "fa-basis", this.t("view_usually", { cause: usual.title }));
+      b.setAttribute("data-basis", "none");
+      title.append(b);
     } else {
       title.textContent = sanitize(r.headline);
     }
     card.append(title);
-    if (c) card.append(prose("p", "fa-summary", c.summary));
+    if (c || usual) card.append(prose("p", "fa-summary", r.cause.summary));
     if (c?.basis === "prior") card.append(text("p", "fa-basis-note", this.t("view_basis_prior_note")));
     else if (r.verdict === "other_cuda_error" && r.other_errors?.[0]) card.append(text("p", "fa-summary", r.other_errors[0].explanation));
     if (r.first_assert) this.firstAssert(card, r.first_assert);

@@ -50,7 +50,9 @@ export const sectionsView = {
   },
 
   cause(c) {
-    const s = this.section("cause", this.t("view_cause_title"));
+    // The title follows what the cause stands on.
+    const head = { stated: "view_cause_title_stated", confirmed: "view_cause_title_confirmed", none: "view_cause_title_usually" }[c.basis] ?? "view_cause_title";
+    const s = this.section("cause", this.t(head));
     s.setAttribute("data-category", c.category);
     s.setAttribute("data-rule", c.rule);
     // The title and its certainty are the card's; here, what kind of cause it is and why.
@@ -76,7 +78,6 @@ export const sectionsView = {
     this.paragraphs(why, c.why);
     s.append(why);
     if (c.ops?.length) s.append(text("p", "fa-ops", this.label("view_ops", c.ops.join(", "))));
-    s.append(text("p", "fa-rule", this.label("view_rule", c.rule)));
     if (c.candidates?.length) {
       s.append(text("h3", "", this.t(c.basis === "none" ? "view_usual_causes" : "view_candidates")));
       const ul = el("ul", "fa-candidates");
@@ -86,7 +87,9 @@ export const sectionsView = {
         li.setAttribute("data-category", k.category);
         li.setAttribute("data-rule", k.rule);
         const pct = Math.round(k.confidence * 100);
-        li.append(text("span", "fa-category", this.t(`view_category_${k.category}`)), text("strong", "", k.title), text("span", "fa-confidence", this.t("view_sure", { pct })));
+        // With nothing to go on, a share of this error, not a certainty.
+        const share = this.t(c.basis === "none" ? "view_share_of_errors" : "view_sure", { pct });
+        li.append(text("span", "fa-category", this.t(`view_category_${k.category}`)), " ", text("strong", "", k.title), " · ", text("span", "fa-confidence", share));
         for (const e of k.evidence ?? []) {
           const p = el("p", "");
           const code = el("code");
@@ -103,10 +106,11 @@ export const sectionsView = {
   stack(st, ra) {
     const s = this.section("stack", this.t("view_stack_title"));
     s.setAttribute("data-trustworthy", st.trustworthy ? "true" : "false");
-    s.append(
-      text("p", st.trustworthy ? "fa-badge ok" : "fa-badge warn", this.t(st.trustworthy ? "view_trusted" : "view_untrusted")),
-      prose("p", "fa-explanation", st.explanation),
-    );
+    // No traceback: nothing to judge, said neutrally.
+    const [cls, key] = !ra?.frames?.length ? ["fa-badge", "view_no_traceback"] : st.trustworthy ? ["fa-badge ok", "view_trusted"] : ["fa-badge warn", "view_untrusted"];
+    const badge = text("p", cls, this.t(key));
+    badge.setAttribute("data-testid", "stack-verdict");
+    s.append(badge, prose("p", "fa-explanation", st.explanation));
     if (!ra) return;
     const p = el("p", "fa-raised");
     p.append(this.jumpTo(ra), text("code", "", ra.text));
