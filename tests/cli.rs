@@ -64,7 +64,7 @@ fn probe_prints_the_cell_alone_with_the_causes_suspects() {
     let out = bin().args(["--probe", "--lang", "zh"]).arg(&log).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "the exit status still says an assert was found");
     let code = text(&out.stdout);
-    assert!(code.starts_with("# first-assert 探测单元格"), "{code}");
+    assert!(code.starts_with("# first-assert 探针单元格"), "{code}");
     assert!(code.contains("\n_SUSPECTS = (\"loss\",)\n") && code.trim_end().ends_with("first_assert_probe.on()"));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     // The text report names the command instead of printing a page of Python.

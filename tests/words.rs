@@ -64,3 +64,19 @@ fn the_diagnosis_makes_no_sentence() {
     }
     assert!(read >= 10, "only {read} files read");
 }
+
+#[test]
+fn the_chinese_names_the_probe_one_way() {
+    // 探针 (the probe) and 探针单元格 (its cell); not 探测, 检查单元格 or 探测单元格.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["i18n/messages.toml", "probe/texts.toml"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        // Every Chinese line, a multi-line text's too.
+        let chinese = |l: &str| l.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| chinese(l)) {
+            for other in ["探测", "检查单元格"] {
+                assert!(!line.contains(other), "{file}:{}: {other} in {line}", n + 1);
+            }
+        }
+    }
+}

@@ -21,12 +21,16 @@ pub struct Rerun {
     pub superseded: Vec<u32>,
 }
 
+/// The banner's earlier words (the Chinese probe said 探测 before it said 探针): notebooks run
+/// with that probe still mark a probed run.
+const OLD_BANNERS: &[&str] = &["first-assert 探测已开启"];
+
 /// Reads the probed run and the superseded cells of a notebook's cells.
 pub fn read(cells: &[Cell]) -> Rerun {
     let has = |c: &Cell, keys: &[&str]| c.outputs.iter().any(|o| keys.iter().any(|k| o.text.contains(k)));
     let probe = cells
         .iter()
-        .filter_map(|c| Some((c.index, c.execution_count?)).filter(|_| has(c, &BANNER)))
+        .filter_map(|c| Some((c.index, c.execution_count?)).filter(|_| has(c, &BANNER) || has(c, OLD_BANNERS)))
         .max_by_key(|&(_, n)| n);
     let Some((_, from)) = probe else { return Rerun::default() };
     let count = |c: &Cell| c.execution_count.filter(|_| !c.outputs.is_empty());
@@ -93,9 +97,12 @@ mod tests {
             name: None,
             text: "NameError: name 'y' is not defined".into(),
         });
-        let cells =
-            [cell(0, Some(4), "first-assert 探测已开启：39 个 PyTorch 函数"), cell(1, Some(3), "loss 0.3"), error];
-        assert_eq!(read(&cells), Rerun { probe: Some((0, 4)), superseded: vec![2] });
+        // Today's Chinese banner, and the one the probe printed before.
+        for banner in ["first-assert 探针已开启：39 个 PyTorch 函数", "first-assert 探测已开启：39 个 PyTorch 函数"] {
+            let cells = [cell(0, Some(4), banner), cell(1, Some(3), "loss 0.3"), error.clone()];
+            assert_eq!(read(&cells), Rerun { probe: Some((0, 4)), superseded: vec![2] }, "{banner}");
+        }
+        assert!(BANNER[1].contains("探针"), "{BANNER:?}");
     }
 
     #[test]

@@ -501,7 +501,7 @@ test("the probe's error pasted back is the confirmed cause: the card says so wit
 
 test("a notebook after the probe's rerun: the card is confirmed, the map marks where it was caught and the cells from before the probed run, the note says so (en, zh)", { timeout: 60_000 }, async () => {
   const file = path.join(ROOT, "tests/cases/probe-rerun.ipynb");
-  for (const [lang, caught, before] of [["en", "caught", "before the probed run"], ["zh", "捕获之处", "探测运行之前"]]) {
+  for (const [lang, caught, before] of [["en", "caught", "before the probed run"], ["zh", "捕获之处", "探针运行之前"]]) {
     const want = cliReport(file, lang);
     assert.equal(want.verdict, "confirmed");
     const { ctx, page, log } = await context("laptop", lang);

@@ -102,7 +102,7 @@ test("Colab after the probe's rerun: the cell of its error says the probe caught
   assert.deepEqual(want.input.superseded_cells, [4, 5]);
   const langs = [
     ["en-US", "The probe caught it", "from before the probed run", /^first-assert: the probe caught it\..* outlined in grey \(2 cell/],
-    ["zh-CN", "探测捕获了它", "探测运行之前的错误", /^first-assert：探测捕获了它。.*灰色框出（2 个单元格）/],
+    ["zh-CN", "探针捕获了它", "探针运行之前的错误", /^first-assert：探针捕获了它。.*灰色框出（2 个单元格）/],
   ];
   for (const [locale, caught, old, toast] of langs) {
     const { ctx, page, popup, requests, errors } = await run(hosts.colabUrl("rerun.ipynb"), locale);

@@ -411,7 +411,7 @@ class Confirm(unittest.TestCase):
                 c = r["confirmation"]
                 self.assertIn("允许: " + c["allowed"], err)
                 self.assertIn(c["value"], err)
-                self.assertTrue(r["headline"].startswith("探测已确认："), r["headline"])
+                self.assertTrue(r["headline"].startswith("探针已确认："), r["headline"])
 
     def test_pytorchs_own_cpu_errors_are_confirmations_of_the_same_cause(self):
         # Every guarded op's bad call, run bare on the CPU: PyTorch's message, read back.
@@ -540,7 +540,7 @@ class Kernel(unittest.TestCase):
             {"output_type": "error", "ename": "RuntimeError", "evalue": cuda, "traceback": ["RuntimeError: " + cuda]}]}
         cells = [probe, setup, train, old(14, "evaluate(model)"), old(15, "torch.save(model, 'm.pt')")]
         nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
-        for lang, probed in (("en", "The probe cell ran at [1]"), ("zh", "探测单元格在 [1] 运行")):
+        for lang, probed in (("en", "The probe cell ran at [1]"), ("zh", "探针单元格在 [1] 运行")):
             r, code = report(json.dumps(nb), lang)
             self.assertEqual((r["verdict"], code), ("confirmed", 1))
             c = r["confirmation"]
