@@ -526,3 +526,15 @@ fn markdown_is_redacted_unless_asked_and_a_bad_format_is_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("unknown format `yaml`"));
 }
+
+#[test]
+fn the_json_holds_the_probes_code_once() {
+    let log = b"Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    loss.item()\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let json = text(&run_stdin(&["--json"], log).stdout);
+    let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let code = r["probe"]["code"].as_str().expect("the probe's code");
+    assert_eq!(json.matches(&serde_json::to_string(code).unwrap()[1..40]).count(), 1, "the probe's code once");
+    let step = r["checklist"].as_array().unwrap().iter().find(|s| s["id"] == "probe").expect("the probe's step");
+    assert!(step["code"].is_null(), "the step points at report.probe: {step}");
+    assert!(json.len() < code.len() + 12_000, "{} bytes for a 4-line input, {} of them the probe", json.len(), code.len());
+}

@@ -39,7 +39,7 @@ fn a_device_assert_gets_a_probe_in_the_report_and_in_the_checklist() {
         let p = r.probe.as_ref().expect("a probe");
         assert_eq!(p.ops, ["F.cross_entropy", "F.nll_loss"]);
         let step = r.checklist.iter().find(|s| s.id == "probe").expect("a probe step");
-        assert_eq!(step.code.as_deref(), Some(p.code.as_str()));
+        assert_eq!(step.code, None, "its code is the report's probe.code, once");
         // After the variable is set, before the rerun.
         let ids: Vec<&str> = r.checklist.iter().map(|s| s.id.as_str()).collect();
         let at = |id: &str| ids.iter().position(|i| *i == id).unwrap();

@@ -105,9 +105,10 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     if c.compiled {
         v.push(said(l, "uncompiled", Msg::StepUncompiledTitle, Msg::StepUncompiledBody, Some(Msg::SnippetUncompiled)));
     }
-    if let Some(p) = c.probe {
+    if c.probe.is_some() {
+        // Its code is the report's `probe.code`: one copy, not two.
         let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
-        v.push(Step { code: Some(p.code.clone()), ..said(l, "probe", Msg::StepProbeTitle, body, None) });
+        v.push(said(l, "probe", Msg::StepProbeTitle, body, None));
     }
     v.push(rerun(c));
     v.push(step(

@@ -63,7 +63,9 @@ export const checklistView = {
       label.append(cb, text("span", "fa-step-title", step.title));
       li.append(label);
       this.paragraphs(li, step.body);
-      if (step.code != null) li.append(this.codeBlock(step.code, step.title));
+      // The probe's code is the report's one copy (report.probe.code).
+      const code = step.id === "probe" ? this.report?.probe?.code ?? step.code : step.code;
+      if (code != null) li.append(this.codeBlock(code, step.title));
       ol.append(li);
     }
     s.append(ol, reset);
