@@ -88,7 +88,7 @@ pub fn text(r: &Report, o: &TextOptions) -> String {
     }
     if r.verdict == Verdict::OtherCudaError {
         for e in &r.other_errors {
-            let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(&source), e.at.line);
+            let _ = writeln!(out, "  {} {}", st.label("-->"), arrow(l, &source, &e.at));
             let _ = writeln!(out, "   {} {}", st.label("|"), short(&e.text, 200));
             let _ = writeln!(out, "   {} {}", st.label("="), sanitize(&e.explanation));
         }
@@ -138,7 +138,7 @@ pub fn kernel_facts(k: &KernelFacts, l: Lang) -> Option<String> {
 
 /// The error that confirmed the cause: where it is, the bad value, the bound, the user's line.
 fn confirmation(out: &mut String, st: &Style, l: Lang, c: &Confirmation, source: &str) {
-    let _ = writeln!(out, "  {} {}:{}", st.label("-->"), sanitize(source), c.at.line);
+    let _ = writeln!(out, "  {} {}", st.label("-->"), arrow(l, source, &c.at));
     let _ = writeln!(out, "   {} {}", st.label("|"), short(&c.text, 200));
     for (label, value) in [(Msg::RenderValue, &c.value), (Msg::RenderAllowed, &c.allowed), (Msg::RenderYourLine, &c.line)] {
         if let Some(v) = value {
@@ -191,6 +191,15 @@ pub fn cause_heading(c: &Cause) -> Msg {
 pub fn usually(c: &Cause, l: Lang) -> Option<String> {
     let top = c.candidates.first().filter(|_| c.basis == Basis::None)?;
     Some(Msg::ViewUsually.fill(l, &[("cause", &top.title)]))
+}
+
+/// Where a `-->` points: `train.log:13` in a log; in a notebook the place as every other part of
+/// the report names it, the cell by the number the user sees (`train.ipynb, cell [3], line 13`).
+fn arrow(l: Lang, source: &str, at: &Location) -> String {
+    match at.cell {
+        Some(_) => format!("{}{}{}", sanitize(source), if l == Lang::Zh { "，" } else { ", " }, crate::text::location(l, at)),
+        None => format!("{}:{}", sanitize(source), at.line),
+    }
 }
 
 /// ` (s)` after a phrase; `（s）` in Chinese.
@@ -386,8 +395,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
         .unwrap_or(1)
         .to_string()
         .len();
-    let cell = fa.at.cell.map(|c| format!(" ({})", Msg::RenderCell.fill(l, &[("cell", &c)]))).unwrap_or_default();
-    let _ = writeln!(out, "{:w$}{} {}:{}{}", "", st.label("-->"), sanitize(source), fa.at.line, cell, w = width);
+    let _ = writeln!(out, "{:w$}{} {}", "", st.label("-->"), arrow(l, source, &fa.at), w = width);
     let _ = writeln!(out, "{:w$} {}", "", st.label("|"), w = width);
     for c in context.iter().filter(|c| c.line < fa.at.line) {
         let _ = writeln!(
