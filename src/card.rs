@@ -128,7 +128,9 @@ pub fn html(r: &Report) -> String {
             code("%load_ext first_assert\n%first_assert isolate"),
             escape(Msg::KernelStepBody.text(l))
         );
-        let body = if r.checklist.iter().any(|s| s.id == "uncompiled") {
+        let compiled = r.input.kernel.as_ref().is_some_and(|k| k.compiled)
+            || r.checklist.iter().any(|s| s.code.as_deref().is_some_and(|c| c.contains("TORCH_COMPILE_DISABLE")));
+        let body = if compiled {
             format!("{body}<div>{}</div>", escape(Msg::KernelStepCompiled.text(l)))
         } else {
             body

@@ -381,6 +381,9 @@ pub struct Facts {
     pub dsa_report: bool,
     /// Lines that set `CUDA_LAUNCH_BLOCKING=1`.
     pub launch_blocking: Vec<Mention>,
+    /// A multi-process launch or server printed this (`[rank0]:`, `(VllmWorker …)`, torchrun's
+    /// or DeepSpeed's, vLLM's or SGLang's frames).
+    pub launcher: bool,
     /// Lines around the first kernel record and around the first host device assert.
     pub kernel_context: Vec<(u64, String)>,
     pub host_context: Vec<(u64, String)>,

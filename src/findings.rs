@@ -60,8 +60,8 @@ pub enum Headline {
 /// What the checklist is tailored to, beside the verdict, the cause and the stack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepsContext {
-    /// Cells to rerun (a notebook or a cell list), not a script.
-    pub notebook: bool,
+    /// Where the output came from: the steps are said for it.
+    pub source: Source,
     /// On Colab, with no kernel line in the input and no runtime log beside it: the first step
     /// is to copy them from the runtime log.
     pub runtime_log_step: bool,
@@ -69,6 +69,8 @@ pub struct StepsContext {
     /// cannot see inside a compiled graph, so the isolating run goes uncompiled.
     pub compiled: bool,
 }
+
+pub use crate::report::Source;
 
 /// A note: its stable id, its message and the values it names (at most two).
 #[derive(Clone, Debug, PartialEq)]

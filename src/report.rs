@@ -213,6 +213,37 @@ pub struct InputSummary {
     /// wrote the input; `null` otherwise.
     #[serde(default)]
     pub kernel: Option<KernelFacts>,
+    /// Where the output came from: `notebook`, `script` or `launch` (a multi-process launch or
+    /// a server); the steps are said for it.
+    #[serde(default)]
+    pub source: Source,
+}
+
+/// Where the output came from, as far as the steps go (the checklist is said for it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A notebook (Colab, Jupyter, Kaggle; its cells, or a notebook's frames in a pasted
+    /// traceback): cells to rerun after restarting the runtime.
+    Notebook,
+    /// A script in a terminal: its process ended with the error.
+    #[default]
+    Script,
+    /// A multi-process launch or a server (torchrun, accelerate, DeepSpeed, vLLM, SGLang): the
+    /// environment of the launch, the worker processes.
+    Launch,
+}
+
+impl Source {
+    /// The id as it appears in the JSON report.
+    pub fn id(self) -> &'static str {
+        match self {
+            Source::Notebook => "notebook",
+            Source::Script => "script",
+            Source::Launch => "launch",
+        }
+    }
 }
 
 /// What only the kernel knows, told by the notebook extension: facts, not read from the output.

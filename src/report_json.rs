@@ -206,7 +206,7 @@ macro_rules! by_id {
         }
     )*};
 }
-by_id!(Verdict, Category, AssertKind, LaunchBlocking, Basis, InputFormat);
+by_id!(Verdict, Category, AssertKind, LaunchBlocking, Basis, InputFormat, Source);
 
 impl Json for crate::text::Lang {
     fn json(&self, o: &mut Out) {
@@ -325,7 +325,7 @@ fields!(Report {
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
-fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells, kernel });
+fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells, kernel, source });
 fields!(KernelFacts { torch, device, launch_blocking, compiled });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });

@@ -87,6 +87,7 @@ export interface InputSummary {
   unreadable_cells: number[];
   superseded_cells: number[];
   kernel: KernelFacts | null;
+  source: "notebook" | "script" | "launch";
 }
 
 export interface KernelFacts { torch: string | null; device: string | null; launch_blocking: boolean | null; compiled: boolean }

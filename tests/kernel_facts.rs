@@ -68,21 +68,23 @@ fn launch_blocking_seen_by_the_kernel_decides_whether_the_traceback_is_trusted()
 
 #[test]
 fn the_checklist_runs_uncompiled_while_isolating_when_torch_compile_is_in_use() {
-    let steps = |r: Report| r.checklist.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
-    let plain = steps(analyze(&session("import torch", false), None, Lang::En));
-    assert!(!plain.contains(&"uncompiled".to_string()), "{plain:?}");
-    let seen = steps(analyze(&session("import torch", false), Some(facts(Some(false), true)), Lang::En));
-    let at = seen.iter().position(|s| s == "uncompiled").expect("the kernel saw a compiled graph");
-    assert!(at < seen.iter().position(|s| s == "probe").unwrap(), "before the probe: {seen:?}");
+    // The launch-blocking step turns compiling off too (one step, before the probe).
+    let uncompiled = |r: &Report| {
+        let s = r.checklist.iter().find(|s| s.id == "launch_blocking").expect("the launch-blocking step");
+        s.code.as_deref().unwrap_or("").contains("TORCH_COMPILE_DISABLE")
+    };
+    assert!(!uncompiled(&analyze(&session("import torch", false), None, Lang::En)));
+    let seen = analyze(&session("import torch", false), Some(facts(Some(false), true)), Lang::En);
+    assert!(uncompiled(&seen), "the kernel saw a compiled graph");
+    assert!(seen.checklist.iter().find(|s| s.id == "launch_blocking").unwrap().body.contains("torch.compile is in use"));
+    // Set in time, but compiled: not done yet.
+    let done = analyze(&session("import torch", false), Some(facts(Some(true), true)), Lang::En);
+    assert!(!done.checklist.iter().find(|s| s.id == "launch_blocking").unwrap().done);
     // A cell that calls it says so too; a comment does not.
-    let called = steps(analyze(&session("model = torch.compile(model)", false), None, Lang::En));
-    assert!(called.contains(&"uncompiled".to_string()), "{called:?}");
-    let comment = steps(analyze(&session("# model = torch.compile(model)", false), None, Lang::En));
-    assert!(!comment.contains(&"uncompiled".to_string()), "{comment:?}");
-    let r = analyze(&session("model = torch.compile(model)", false), None, Lang::Zh);
-    let step = r.checklist.iter().find(|s| s.id == "uncompiled").unwrap();
-    assert!(step.code.as_deref().unwrap().contains("TORCH_COMPILE_DISABLE"));
-    assert!(step.title.contains("torch.compile"));
+    assert!(uncompiled(&analyze(&session("model = torch.compile(model)", false), None, Lang::En)));
+    assert!(!uncompiled(&analyze(&session("# model = torch.compile(model)", false), None, Lang::En)));
+    let zh = analyze(&session("model = torch.compile(model)", false), None, Lang::Zh);
+    assert!(zh.checklist.iter().find(|s| s.id == "launch_blocking").unwrap().body.contains("torch.compile"));
 }
 
 #[test]

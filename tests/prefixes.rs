@@ -152,7 +152,10 @@ fn fixtures() -> Vec<(String, String)> {
             // prefixes its lines (and a diff's quotes, HTML-escaped, are no quotes): what
             // mentions are is tested on their own (tests/cases/mention-*).
             let mention = name.starts_with("mention-");
-            (!own_order && !mention && !text.trim().is_empty()).then_some((name, text))
+            // A log its launcher already prefixed (a vLLM worker's lines): a second launcher's
+            // prefix on top of the first is no form that is printed.
+            let launched = text.starts_with("(VllmWorker") || text.lines().nth(2).is_some_and(|l| l.starts_with("(VllmWorker"));
+            (!own_order && !mention && !launched && !text.trim().is_empty()).then_some((name, text))
         })
         .collect();
     v.sort();

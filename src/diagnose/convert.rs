@@ -21,7 +21,7 @@ pub(super) fn kernel_sites(facts: &Facts) -> Vec<KernelSiteCount> {
         .collect()
 }
 
-pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: InputFormat) -> InputSummary {
+pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: InputFormat, source: Source) -> InputSummary {
     InputSummary {
         format,
         bytes: facts.stats.bytes,
@@ -39,6 +39,7 @@ pub(super) fn input_summary(facts: &Facts, ctx: &InputContext, format: InputForm
         unreadable_cells: ctx.unreadable.clone(),
         superseded_cells: ctx.superseded.clone(),
         kernel: ctx.kernel.clone(),
+        source,
     }
 }
 

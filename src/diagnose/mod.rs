@@ -2,7 +2,7 @@
 //! the traceback can be trusted, what caused it, and what to do.
 
 use crate::facts::{Facts, HostHit, HostKind, InputContext, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
-use crate::findings::{Arg, Findings, Headline, Keys, NoteFinding, StepsContext};
+use crate::findings::{Arg, Findings, Headline, Keys, NoteFinding, Source, StepsContext};
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input, NO_EVIDENCE_RULE};
 use crate::scan::patterns::patterns;
@@ -71,7 +71,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         None => (None, None),
     };
     let steps = StepsContext {
-        notebook: format.from_notebook(),
+        source: source(&facts, ctx, format),
         runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts, ctx),
         compiled: assert && compiled(ctx),
     };
@@ -102,7 +102,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         schema: SCHEMA,
         tool: Tool { name: "first-assert".into(), version: env!("CARGO_PKG_VERSION").into() },
         lang: Default::default(),
-        input: input_summary(&facts, ctx, format),
+        input: input_summary(&facts, ctx, format, steps.source),
         verdict,
         headline: String::new(),
         first_assert,
@@ -129,4 +129,17 @@ fn compiled(ctx: &InputContext) -> bool {
             let code = l.split('#').next().unwrap_or("");
             code.contains("torch.compile(") || code.trim_start().starts_with("@torch.compile")
         })
+}
+
+/// Where the output came from: a notebook (its cells, or a notebook's frames in a pasted
+/// traceback), a multi-process launch or server (its workers' prefixes and frames), else a script.
+fn source(facts: &Facts, ctx: &InputContext, format: InputFormat) -> Source {
+    let cell = |p: &str| ["<ipython-input-", "/tmp/ipython-input-", "/tmp/ipykernel_", "Cell In", "Input In"].iter().any(|c| p.starts_with(c));
+    if format.from_notebook() || ctx.host == Some("colab") || facts.tracebacks.iter().flat_map(|t| t.frames.iter()).any(|f| cell(&f.path)) {
+        Source::Notebook
+    } else if facts.launcher {
+        Source::Launch
+    } else {
+        Source::Script
+    }
 }

@@ -81,6 +81,7 @@ pub struct Patterns {
     pub folded: LazyRegex,
     /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
     pub launch_blocking: LazyRegex,
+    pub launcher: LazyRegex,
     /// The level names a logger prefix may hold past its first character.
     pub levels: Keywords,
     /// What shows where a traceback line's prefix ends: its header, a frame's `File "`.
@@ -109,6 +110,13 @@ impl Patterns {
     /// every match holds).
     pub fn uses_cuda_in(&self, code: &str) -> bool {
         (code.contains("cuda") || code.contains(".to(")) && self.uses_cuda.is_match(code)
+    }
+
+    /// True when `line` was printed by a multi-process launch or a server: a rank's prefix, a
+    /// vLLM worker's, torchrun's, DeepSpeed's, accelerate's, vLLM's or SGLang's frames.
+    pub fn launcher_in(&self, line: &str) -> bool {
+        const HINTS: [&str; 8] = ["rank", "Vllm", "EngineCore", "vllm", "sglang", "distributed", "deepspeed", "accelerate"];
+        HINTS.iter().any(|h| line.contains(h)) && self.launcher.is_match(line)
     }
 
     /// True when `line` sets `CUDA_LAUNCH_BLOCKING=1` (not PyTorch's hint to do so).
@@ -231,6 +239,11 @@ impl Patterns {
                 r#"|putenv\(\s*['"]CUDA_LAUNCH_BLOCKING['"]\s*,\s*['"]1"#,
                 r#"|%env\s+CUDA_LAUNCH_BLOCKING\s*=?\s*['"]?1"#,
                 r#"|(?:^|[\s;&(!])(?:export\s+|set\s+|\$env:)?CUDA_LAUNCH_BLOCKING\s*=\s*['"]?1['"]?(?:\s+\S|\s*$)"#
+            )),
+            launcher: re(concat!(
+                r"\[rank\d+\]:|\((?:VllmWorker|EngineCore)[\w ]*(?:rank=\d+ )?pid=\d+\)",
+                r"|[/\\](?:vllm|sglang|deepspeed)[/\\]|torch[/\\.]distributed[/\\.](?:elastic|run|launch)",
+                r"|[/\\]accelerate[/\\]commands[/\\]launch"
             )),
             levels: Keywords::new(&["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"]),
             tb_anchors: Keywords::new(&["Traceback (most recent call last)", "File \""]),

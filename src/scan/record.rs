@@ -49,6 +49,9 @@ impl Scanner {
     }
 
     pub(super) fn notes(&mut self, s: &str, seg: &str, loc: Loc) {
+        if !self.rec.facts.launcher && self.p.launcher_in(seg) {
+            self.rec.facts.launcher = true;
+        }
         if self.p.notes.find(s.as_bytes()).is_some() {
             if s.contains("asynchronously reported") && self.rec.facts.async_notes.len() < 64 {
                 self.rec.facts.async_notes.push(loc);

@@ -1,5 +1,6 @@
 //! The restart-and-isolate checklist, tailored to the cause and to what the input shows.
 
+use crate::findings::Source;
 use crate::report::{Category, Cause, Confirmation, LaunchBlocking, Probe, Stack, Step, Verdict};
 use crate::text::{Lang, Msg};
 
@@ -7,8 +8,8 @@ use crate::text::{Lang, Msg};
 pub struct Context<'a> {
     pub lang: Lang,
     pub verdict: Verdict,
-    /// True for notebooks and cell lists (cells to rerun), false for plain logs.
-    pub notebook: bool,
+    /// Where the output came from: a notebook, a script, a launch or server.
+    pub source: Source,
     pub cause: Option<&'a Cause>,
     /// With the verdict `confirmed`: the error that confirmed the cause.
     pub confirmation: Option<&'a Confirmation>,
@@ -50,8 +51,7 @@ fn confirmed_steps(c: &Context<'_>) -> Vec<Step> {
     let mut v = vec![done("restart", Msg::StepRestartTitle, Msg::StepRestartBody)];
     if probe {
         v.push(done("launch_blocking", Msg::StepLaunchBlockingTitle, Msg::StepLaunchBlockingDone));
-        let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
-        v.push(done("probe", Msg::StepProbeTitle, body));
+        v.push(done("probe", Msg::StepProbeTitle, probe_body(c.source)));
     } else {
         v.push(done("cpu", Msg::StepCpuTitle, Msg::StepCpuBody));
     }
@@ -83,6 +83,9 @@ fn said(l: Lang, id: &str, title: Msg, body: Msg, snippet: Option<Msg>) -> Step 
     step(id, title.text(l).into(), body.text(l).into(), snippet.map(|m| code(m, l)), false)
 }
 
+/// At most seven steps, said for where the output came from: (the runtime log,) restart, launch
+/// blocking (and compiling off), the probe, the rerun read from its first error, the values,
+/// the fix and what follows it.
 fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     let l = c.lang;
     let mut v = Vec::new();
@@ -90,54 +93,95 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     if c.runtime_log_step {
         v.push(said(l, "runtime_log", Msg::StepRuntimeLogTitle, Msg::StepRuntimeLogBody, None));
     }
-    let restart = if category == Category::StaleContext { Msg::StepRestartStaleBody } else { Msg::StepRestartBody };
-    v.push(said(l, "restart", Msg::StepRestartTitle, restart, None));
-    let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
-    let lb_body = match lb {
-        LaunchBlocking::Set => Msg::StepLaunchBlockingDone,
-        LaunchBlocking::SetAfterImport | LaunchBlocking::SetAfterCuda | LaunchBlocking::Ignored => {
-            Msg::StepLaunchBlockingLate
-        }
-        LaunchBlocking::NotSet => Msg::StepLaunchBlockingBody,
+    // A script's process ended with the error: nothing to restart but the run itself.
+    let restart = match c.source {
+        _ if category == Category::StaleContext => Some(Msg::StepRestartStaleBody),
+        Source::Notebook => Some(Msg::StepRestartBody),
+        Source::Launch => Some(Msg::StepRestartLaunchBody),
+        Source::Script => None,
     };
-    let step_lb = said(l, "launch_blocking", Msg::StepLaunchBlockingTitle, lb_body, Some(Msg::SnippetLaunchBlocking));
-    v.push(Step { done: lb == LaunchBlocking::Set, ..step_lb });
-    if c.compiled {
-        v.push(said(l, "uncompiled", Msg::StepUncompiledTitle, Msg::StepUncompiledBody, Some(Msg::SnippetUncompiled)));
+    if let Some(body) = restart {
+        v.push(said(l, "restart", Msg::StepRestartTitle, body, None));
     }
+    v.push(launch_blocking(c));
     if c.probe.is_some() {
         // Its code is the report's `probe.code`: one copy, not two.
-        let body = if c.notebook { Msg::StepProbeBody } else { Msg::StepProbeScriptBody };
-        v.push(said(l, "probe", Msg::StepProbeTitle, body, None));
+        let title = match c.source {
+            Source::Notebook => Msg::StepProbeTitle,
+            Source::Script => Msg::StepProbeScriptTitle,
+            Source::Launch => Msg::StepProbeLaunchTitle,
+        };
+        v.push(said(l, "probe", title, probe_body(c.source), None));
     }
-    v.push(rerun(c));
-    v.push(step(
-        "first_only",
-        Msg::StepFirstOnlyTitle.text(l).into(),
-        if c.echo_count > 0 {
-            Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)])
-        } else {
-            Msg::StepFirstOnlyBodyNone.text(l).to_string()
-        },
-        None,
-        false,
-    ));
-    // The probe prints the suspect values when the rerun fails; a cause's own snippet prints
-    // them now, from the values the notebook still holds.
-    if let Some(cause) = c.cause.filter(|c| c.snippet.is_some()) {
-        let body = if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() };
-        v.push(step("inspect", Msg::StepInspectTitle.text(l).into(), body, cause.snippet.as_deref(), false));
+    // The rerun, read from its first error: the echoes are not new problems.
+    let mut rerun = rerun(c);
+    let first = if c.echo_count > 0 {
+        Msg::StepFirstOnlyBody.fill(l, &[("n", &c.echo_count)])
+    } else {
+        Msg::StepFirstOnlyBodyNone.text(l).to_string()
+    };
+    rerun.body = format!("{}{}{first}", rerun.body, sep(l));
+    v.push(rerun);
+    // The values: a cause's own snippet prints them from what the run still holds; else the
+    // CPU says them in its own error.
+    match c.cause.filter(|c| c.snippet.is_some()) {
+        Some(cause) => {
+            let body = if cause.check.is_empty() { Msg::StepInspectBody.text(l).to_string() } else { cause.check.clone() };
+            v.push(step("inspect", Msg::StepInspectTitle.text(l).into(), body, cause.snippet.as_deref(), false));
+        }
+        None => v.push(said(l, "cpu", Msg::StepCpuTitle, Msg::StepCpuBody, Some(Msg::SnippetCpu))),
     }
-    v.push(said(l, "cpu", Msg::StepCpuTitle, Msg::StepCpuBody, Some(Msg::SnippetCpu)));
     let fix = c
         .cause
         .map(|c| c.fix.clone())
         .filter(|f| !f.is_empty())
         .unwrap_or_else(|| Msg::StepFixGenericBody.text(l).into());
-    v.push(step("fix", Msg::StepFixTitle.text(l).into(), fix, None, false));
-    v.push(said(l, "restart_again", Msg::StepRestartAgainTitle, Msg::StepRestartAgainBody, None));
-    v.push(said(l, "remove_launch_blocking", Msg::StepRemoveLbTitle, Msg::StepRemoveLbBody, None));
+    let then = if c.source == Source::Script { Msg::StepFixThenScript } else { Msg::StepFixThen };
+    let body = format!("{fix}{}{}", sep(l), then.text(l));
+    v.push(step("fix", Msg::StepFixTitle.text(l).into(), body, None, false));
     v
+}
+
+/// Between two sentences: a space, none in Chinese.
+fn sep(l: Lang) -> &'static str {
+    if l == Lang::Zh {
+        ""
+    } else {
+        " "
+    }
+}
+
+/// CUDA_LAUNCH_BLOCKING=1 where it takes effect for this source (a notebook's first cell, the
+/// script's command, the launch's environment), and torch.compile off when it is in use.
+fn launch_blocking(c: &Context<'_>) -> Step {
+    let l = c.lang;
+    let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
+    let (body, snippet) = match (lb, c.source) {
+        (LaunchBlocking::Set, _) => (Msg::StepLaunchBlockingDone, Msg::SnippetLaunchBlocking),
+        (LaunchBlocking::SetAfterImport | LaunchBlocking::SetAfterCuda | LaunchBlocking::Ignored, _) => {
+            (Msg::StepLaunchBlockingLate, Msg::SnippetLaunchBlocking)
+        }
+        (LaunchBlocking::NotSet, Source::Notebook) => (Msg::StepLaunchBlockingBody, Msg::SnippetLaunchBlocking),
+        (LaunchBlocking::NotSet, Source::Script) => (Msg::StepLaunchBlockingScriptBody, Msg::SnippetLaunchBlockingScript),
+        (LaunchBlocking::NotSet, Source::Launch) => (Msg::StepLaunchBlockingLaunchBody, Msg::SnippetLaunchBlockingLaunch),
+    };
+    let mut s = said(l, "launch_blocking", Msg::StepLaunchBlockingTitle, body, Some(snippet));
+    s.done = lb == LaunchBlocking::Set && !c.compiled;
+    if c.compiled {
+        s.body = format!("{}{}{}", s.body, sep(l), Msg::StepUncompiledBody.text(l));
+        s.code = Some(format!("{}\n{}", s.code.unwrap_or_default(), code(Msg::SnippetUncompiled, l)));
+    }
+    s
+}
+
+/// How the probe reaches the code that fails: a notebook's first cell, the script's top, every
+/// worker of a launch.
+fn probe_body(source: Source) -> Msg {
+    match source {
+        Source::Notebook => Msg::StepProbeBody,
+        Source::Script => Msg::StepProbeScriptBody,
+        Source::Launch => Msg::StepProbeLaunchBody,
+    }
 }
 
 /// The ways to get outputs the page could not read into the analysis.
@@ -156,10 +200,10 @@ fn unreadable_steps(c: &Context<'_>) -> Vec<Step> {
 
 fn rerun(c: &Context<'_>) -> Step {
     let l = c.lang;
-    let (title, body) = if c.notebook {
-        (Msg::StepRerunCellsTitle, Msg::StepRerunBody)
-    } else {
-        (Msg::StepRerunScriptTitle, Msg::StepRerunScriptBody)
+    let (title, body) = match c.source {
+        Source::Notebook => (Msg::StepRerunCellsTitle, Msg::StepRerunBody),
+        Source::Script => (Msg::StepRerunScriptTitle, Msg::StepRerunScriptBody),
+        Source::Launch => (Msg::StepRerunLaunchTitle, Msg::StepRerunLaunchBody),
     };
     said(l, "rerun", title, body, None)
 }

@@ -38,7 +38,7 @@ pub fn word(r: &mut Report, keys: &Keys, lang: Lang) {
     r.checklist = checklist::steps(&checklist::Context {
         lang,
         verdict: r.verdict,
-        notebook: keys.steps.notebook,
+        source: keys.steps.source,
         cause: r.cause.as_ref(),
         confirmation: r.confirmation.as_ref(),
         stack: r.stack.as_ref(),

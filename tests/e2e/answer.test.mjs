@@ -536,3 +536,39 @@ test("a notebook after the probe's rerun: the card is confirmed, the map marks w
     await ctx.close();
   }
 });
+
+test("a notebook, a terminal script and a server log each get their own steps, and the card's next step says the same as the checklist's probe step", { timeout: 120_000 }, async () => {
+  const files = {
+    notebook: path.join(ROOT, "tests/cases/colab-echoes.ipynb"),
+    script: path.join(ROOT, "tests/cases/windows-indexkernel.log"),
+    launch: path.join(ROOT, "tests/cases/server-vllm-workers.log"),
+  };
+  const next = {
+    en: { notebook: "Restart the runtime, then run this cell first", script: "Put this at the top of the script", launch: "Run this in every worker of the launch" },
+    zh: { notebook: "重启运行时，然后最先运行这个单元格", script: "把它放在脚本最开头", launch: "让启动的每个 worker 都运行它" },
+  };
+  for (const [lang, size] of [["en", "laptop"], ["zh", "phone"]]) {
+    const { ctx, page, log } = await context(size, lang);
+    for (const [source, file] of Object.entries(files)) {
+      const want = cliReport(file, lang);
+      assert.equal(want.input.source, source, `${file}: the CLI's source`);
+      await page.setInputFiles("[data-testid=file-input]", file);
+      await showing(page, want.headline);
+      const got = await page.evaluate(() => ({
+        steps: [...document.querySelectorAll("[data-testid=checklist] li[data-step]")].map((li) => li.dataset.step),
+        restart: document.querySelector("[data-testid=checklist] li[data-step=restart]")?.textContent ?? null,
+        probe: document.querySelector("[data-testid=checklist] li[data-step=probe] pre, [data-testid=checklist] li[data-step=probe] code")?.textContent ?? "",
+        next: document.querySelector("[data-testid=next-step] p")?.textContent ?? "",
+      }));
+      const name = `${path.basename(file)} in ${lang}`;
+      assert.deepEqual(got.steps, want.checklist.map((s) => s.id), `${name}: the CLI's steps`);
+      assert.ok(got.steps.length <= 7, `${name}: ${got.steps}`);
+      assert.equal(got.restart != null, source !== "script", `${name}: a script's process ended with the error, nothing to restart`);
+      assert.ok(got.next.startsWith(next[lang][source]), `${name}: ${got.next}`);
+      assert.ok(got.probe.includes("TorchFunctionMode"), `${name}: the probe step shows the report's one copy of the probe`);
+      await page.screenshot({ path: path.join(artifactsDir(), `steps-${source}-${lang}-${SIZES[size].width}.png`), fullPage: true });
+    }
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});

@@ -129,7 +129,9 @@ export const cardView = {
       button = text("button", "button primary", this.t("view_add_runtime_log"));
       button.setAttribute("data-action", "runtime-log");
     } else if (r.probe?.code) {
-      box.append(text("p", "", this.t("view_next_probe")));
+      // Said for where the output came from, as the checklist's probe step is.
+      const said = { script: "view_next_probe_script", launch: "view_next_probe_launch" }[r.input?.source] ?? "view_next_probe";
+      box.append(text("p", "", this.t(said)));
       button = text("button", "button primary fa-copy-probe", this.t("view_copy_probe"));
       button.setAttribute("data-action", "copy");
       button.setAttribute("data-copy", String(this.snippets.length));

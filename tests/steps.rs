@@ -1,0 +1,67 @@
+//! The steps are said for where the output came from: a notebook (restart the runtime, the
+//! first cell), a script in a terminal (nothing to restart, the command), a multi-process launch
+//! or server (the launch's environment, every worker); at most seven, none pointing back at the
+//! list.
+#![cfg(not(target_arch = "wasm32"))]
+
+use first_assert::{analyze_bytes, Lang, Options, Report, Source};
+use std::path::Path;
+
+fn report(case: &str, lang: Lang) -> Report {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(case);
+    analyze_bytes(&std::fs::read(&p).unwrap(), Some(case), &Options::lang(lang)).unwrap()
+}
+
+fn step<'a>(r: &'a Report, id: &str) -> &'a first_assert::Step {
+    r.checklist.iter().find(|s| s.id == id).unwrap_or_else(|| panic!("no {id} step: {:?}", r.checklist))
+}
+
+#[test]
+fn a_notebook_a_terminal_script_and_a_server_each_get_their_own_steps() {
+    let notebook = report("colab-echoes.ipynb", Lang::En);
+    let script = report("crlf-ansi-cross-entropy.log", Lang::En);
+    let server = report("server-vllm-workers.log", Lang::En);
+    let torchrun = report("torchrun-rank-assert.log", Lang::En);
+    assert_eq!(
+        [notebook.input.source, script.input.source, server.input.source, torchrun.input.source],
+        [Source::Notebook, Source::Script, Source::Launch, Source::Launch]
+    );
+    // Restart: the runtime; nothing for a script (its process ended); every process of a launch.
+    assert!(step(&notebook, "restart").body.contains("Restart session"));
+    assert!(script.checklist.iter().all(|s| s.id != "restart"), "{:?}", script.checklist);
+    assert!(step(&server, "restart").body.contains("stop every process of the launch"));
+    // CUDA_LAUNCH_BLOCKING where it takes effect.
+    assert!(step(&notebook, "launch_blocking").code.as_deref().unwrap().contains("os.environ[\"CUDA_LAUNCH_BLOCKING\"]"));
+    assert_eq!(step(&script, "launch_blocking").code.as_deref(), Some("CUDA_LAUNCH_BLOCKING=1 python train.py"));
+    let launch = step(&server, "launch_blocking");
+    assert!(launch.code.as_deref().unwrap().starts_with("export CUDA_LAUNCH_BLOCKING=1\ntorchrun"), "{launch:?}");
+    assert!(launch.body.contains("every worker process inherits it"));
+    // The probe: the first cell, the script's top, every worker (sitecustomize on PYTHONPATH).
+    assert!(step(&notebook, "probe").body.starts_with("Make this the first cell"));
+    assert!(step(&script, "probe").body.starts_with("Put this at the very top of the script"));
+    assert!(step(&server, "probe").body.contains("sitecustomize.py") && step(&server, "probe").body.contains("PYTHONPATH"));
+    assert_eq!(step(&torchrun, "rerun").title, "Launch again and read the first worker's error");
+}
+
+#[test]
+fn at_most_seven_steps_and_none_points_back_at_the_list() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut read = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        if !(name.ends_with(".log") || name.ends_with(".ipynb")) {
+            continue;
+        }
+        for lang in Lang::ALL {
+            let Ok(r) = analyze_bytes(&std::fs::read(dir.join(&name)).unwrap(), Some(&name), &Options::lang(lang)) else { continue };
+            assert!(r.checklist.len() <= 7, "{name}: {} steps: {:?}", r.checklist.len(), r.checklist.iter().map(|s| &s.id).collect::<Vec<_>>());
+            for s in &r.checklist {
+                for circular in ["Follow the checklist", "按清单操作"] {
+                    assert!(!s.body.contains(circular), "{name}: {} says {circular}", s.id);
+                }
+            }
+            read += 1;
+        }
+    }
+    assert!(read > 150, "{read} reports");
+}
