@@ -293,6 +293,30 @@ class Fresh(unittest.TestCase):
         self.assertEqual(out.split(), ["guarded", "pytorch", "modes", "0"], err)
         self.assertIn("first-assert probe off.", err)
 
+    def test_as_sitecustomize_on_pythonpath_it_runs_in_every_worker_of_a_launch(self):
+        # What the steps tell a multi-process launch or a server: every worker runs the probe,
+        # and the one that gets the bad value stops at its line.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "sitecustomize.py"), "w", encoding="utf-8") as f:
+                f.write(CODE)
+            main = os.path.join(d, "launch.py")
+            with open(main, "w", encoding="utf-8") as f:
+                f.write("import torch, torch.multiprocessing as mp, torch.nn.functional as F\n"
+                        "def work(rank):\n"
+                        "    labels = torch.tensor([0, 1, 5]) if rank == 1 else torch.tensor([0, 1, 2])\n"
+                        "    F.cross_entropy(torch.zeros(3, 3), labels)\n"
+                        "    print('rank', rank, 'ok', flush=True)\n"
+                        "if __name__ == '__main__':\n"
+                        "    mp.spawn(work, nprocs=2)\n")
+            env = {k: v for k, v in os.environ.items() if k != "CUDA_LAUNCH_BLOCKING"}
+            env["PYTHONPATH"] = d
+            done = subprocess.run([sys.executable, main], capture_output=True, env=env, timeout=300, cwd=d)
+        out, err = done.stdout.decode(), done.stderr.decode()
+        self.assertIn("rank 0 ok", out, err)
+        self.assertNotIn("rank 1 ok", out)
+        self.assertIn("FirstAssertError: F.cross_entropy: target out of range", err)
+        self.assertGreaterEqual(err.count("first-assert probe on"), 3, "the launcher and both workers")
+
     def test_the_chinese_probe_speaks_chinese(self):
         script = "import torch.nn.functional as F\nF.one_hot(torch.tensor([3]), 2)\n"
         _, err = run_python(probe_code(LABEL_LOG, "zh"), script)
