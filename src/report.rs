@@ -70,7 +70,7 @@ pub enum Category {
 }
 
 impl Category {
-    /// Every category, in the order of the README's cause categories (The report).
+    /// Every category, in the order of the report contract's cause categories (docs/report.md).
     pub const ALL: [Category; 7] = [
         Category::InvalidLabel,
         Category::IndexOutOfBounds,

@@ -50,7 +50,7 @@ export interface Place extends Location {
 
 export type Category = "invalid_label" | "index_out_of_bounds" | "invalid_value" | "shape_mismatch" | "dtype_mismatch" | "stale_context" | "unknown";
 
-/** The report (see the README for every field). Each interface below is one struct of the
+/** The report (see docs/report.md for every field). Each interface below is one struct of the
  * engine's contract (src/report.rs), with the same name and the same keys (tests/contract.rs). */
 export interface Report {
   schema: number;

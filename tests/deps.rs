@@ -1,6 +1,6 @@
 //! Dependency hygiene (what `cargo deny check licenses bans` would check, with cargo alone):
 //! every crate in the lockfile has a permissive license, none of the banned crates is in, the
-//! code that ships has no crate twice in two versions, and the README justifies every direct
+//! code that ships has no crate twice in two versions, and CONTRIBUTING.md justifies every direct
 //! dependency.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -81,14 +81,14 @@ fn shipped_code_has_each_crate_once() {
 }
 
 #[test]
-fn the_readme_justifies_every_direct_dependency() {
+fn contributing_justifies_every_direct_dependency() {
     let m = metadata();
     let root = m["packages"].as_array().unwrap().iter().find(|p| p["name"] == "first-assert").unwrap();
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/CONTRIBUTING.md")).unwrap();
     let section =
         readme.split("## Dependencies").nth(1).expect("a Dependencies section").split("\n## ").next().unwrap();
     for d in root["dependencies"].as_array().unwrap() {
         let name = d["name"].as_str().unwrap();
-        assert!(section.contains(&format!("`{name}`")), "README: `{name}` is not justified");
+        assert!(section.contains(&format!("`{name}`")), "CONTRIBUTING.md: `{name}` is not justified");
     }
 }

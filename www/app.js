@@ -715,7 +715,7 @@ async function boot() {
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
   // Embedded mode takes requests once its protocol is wired (above).
   if (embedded) performance.mark("first-assert:interactive");
-  // The test hook means what the README says: the engine is loaded (it answered its version).
+  // The test hook means what docs/page.md says: the engine is loaded (it answered its version).
   await versioned;
   document.documentElement.dataset.ready = "true";
   if ("serviceWorker" in navigator && /^https?:$/.test(location.protocol) && !params.has("nosw")) {

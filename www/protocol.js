@@ -4,7 +4,7 @@
 // tests/e2e/protocol.test.mjs checks them in Node.
 //
 // Host -> page (window.postMessage to this page, or over a MessagePort sent along with it):
-//   { type: "first-assert:analyze", protocol: 1, id, cells }   cells: the README's cell list
+//   { type: "first-assert:analyze", protocol: 1, id, cells }   cells: the cell list (docs/report.md)
 //   { type: "first-assert:analyze", protocol: 1, id, text }    a log instead of cells
 //   optional: lang ("en" | "zh"), title (shown above the report)
 //   { type: "first-assert:hello", protocol: 1 }                asks for a "ready" answer
