@@ -102,9 +102,16 @@ pub fn html(r: &Report) -> String {
         }
     }
     if let Some(c) = &r.confirmation {
-        let line = c.line.as_deref().unwrap_or(&c.text);
-        section(&mut out, Msg::KernelStarted.text(l), &code(line));
+        let line = c.line.as_deref().map_or(c.text.clone(), |v| crate::render::your_line(v, &c.place));
+        section(&mut out, Msg::KernelStarted.text(l), &code(&line));
         out.push_str(&format!("<div style=\"{DIM}\">{}</div>", escape(&cut(&c.text, 400))));
+        // The probe's own clue: the values it saw, the usual cause for this bound.
+        let sep = if l == Lang::Zh { "：" } else { ": " };
+        for (label, value) in [(Msg::ViewConfirmedValues, &c.values), (Msg::ViewConfirmedClue, &c.clue)] {
+            if let Some(v) = value {
+                out.push_str(&format!("<div style=\"{DIM}\">{}{sep}{}</div>", escape(label.text(l)), escape(&cut(v, 400))));
+            }
+        }
     } else if let Some(fa) = &r.first_assert {
         let body = format!("<div style=\"{CODE}\">{}</div><div style=\"{DIM}\">{}</div>", record(fa), escape(&fa.place));
         section(&mut out, Msg::KernelStarted.text(l), &body);

@@ -140,10 +140,26 @@ pub fn kernel_facts(k: &KernelFacts, l: Lang) -> Option<String> {
 fn confirmation(out: &mut String, st: &Style, l: Lang, c: &Confirmation, source: &str) {
     let _ = writeln!(out, "  {} {}", st.label("-->"), arrow(l, source, &c.at));
     let _ = writeln!(out, "   {} {}", st.label("|"), short(&c.text, 200));
-    for (label, value) in [(Msg::RenderValue, &c.value), (Msg::RenderAllowed, &c.allowed), (Msg::RenderYourLine, &c.line)] {
+    let line = c.line.as_ref().map(|v| your_line(v, &c.place));
+    for (label, value) in [(Msg::RenderValue, &c.value), (Msg::RenderAllowed, &c.allowed), (Msg::RenderYourLine, &line)] {
         if let Some(v) = value {
             field(out, st, l, label.text(l), &st.code(&short(v, 200)));
         }
+    }
+    // The probe's own clue: the values it saw and the usual cause for this bound.
+    for (label, value) in [(Msg::ViewConfirmedValues, &c.values), (Msg::ViewConfirmedClue, &c.clue)] {
+        if let Some(v) = value {
+            field(out, st, l, &label.text(l).to_lowercase(), &indent_more(&short(v, 400), 5));
+        }
+    }
+}
+
+/// The user's line, its kernel file named as the cell it ran in (`cell [5], line 4  loss = …`).
+pub fn your_line(line: &str, place: &str) -> String {
+    match line.split_once("  ") {
+        Some((_, code)) if !place.is_empty() => format!("{place}  {code}"),
+        _ if !place.is_empty() => place.to_string(),
+        _ => line.to_string(),
     }
 }
 

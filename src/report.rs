@@ -552,6 +552,18 @@ pub struct Confirmation {
     /// The user's line that ran the op (`train.py:41  loss = F.cross_entropy(out, y)`), when
     /// printed.
     pub line: Option<String>,
+    /// The probe's look at the values (`min 1, max 10; 1 of 4 bad; first bad value 10 at
+    /// position [2]`), when printed.
+    #[serde(default)]
+    pub values: Option<String>,
+    /// The probe's usual cause for this bound (`labels numbered from 1 instead of 0, …`), in the
+    /// language it printed, when printed.
+    #[serde(default)]
+    pub clue: Option<String>,
+    /// The user's line as a place of the notebook (`cell [5], line 4`) when it ran in a kernel
+    /// cell (its file a kernel's temporary one), in the report's language; else empty.
+    #[serde(rename = "where", default)]
+    pub place: String,
     /// The error line.
     pub text: String,
     /// Where the error line is (also the cause's evidence, scope `confirmation`).

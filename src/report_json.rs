@@ -330,7 +330,7 @@ fields!(KernelFacts { torch, device, launch_blocking, compiled });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
-fields!(Confirmation { source, op, value, allowed, line, text, at });
+fields!(Confirmation { source, op, value, allowed, line, values, clue, @where, text, at });
 fields!(KernelSite { file, line, function, name, condition, block, thread });
 fields!(Repeats { count, blocks, threads, block_range, thread_range, last_line });
 fields!(ContextLine { line, text });

@@ -136,6 +136,11 @@ export interface Confirmation {
   value: string | null;
   allowed: string | null;
   line: string | null;
+  /** The probe's look at the values and its usual cause, when printed. */
+  values: string | null;
+  clue: string | null;
+  /** The user's line as a place of the notebook ("cell [5], line 4"), else "". */
+  where: string;
   text: string;
   /** Where the error line is. */
   at: Location;

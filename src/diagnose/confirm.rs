@@ -22,6 +22,7 @@ pub(super) struct Confirmed {
 pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
     let (name, msg, loc) = facts.probe_error.as_ref().or(facts.last_exception.as_ref())?;
     let text = format!("{name}: {msg}");
+    let mut probe_said = (None, None);
     let (source, op, value, allowed, line, rule) = if name.ends_with(PROBE_ERROR) {
         let op = msg.split_once(": ").map_or(msg.as_str(), |(op, _)| op).trim().to_string();
         // As printed (an HTML copy's entities decoded, as the scanner reads every line).
@@ -29,6 +30,7 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
             facts.exception_context.iter().map(|(_, t)| crate::scan::normalize::decode_entities(t.trim())).collect();
         let field = |key: &str| lines.iter().find_map(|l| after_label(l, key));
         let value = field("label_values").and_then(first_bad);
+        probe_said = (field("label_values").map(str::to_string), field("label_cause").map(str::to_string));
         let allowed = field("label_allowed").map(str::to_string);
         let (_, rule) = PROBE_OPS.iter().find(|(o, _)| *o == op)?;
         let refined = PROBE_BOUNDS.iter().find(|(k, _)| allowed.as_deref().is_some_and(|a| a.contains(k)));
@@ -47,7 +49,9 @@ pub(super) fn read(facts: &Facts) -> Option<Confirmed> {
         ("cpu", op, value, allowed, line, form.rule)
     };
     let rule = ruleset().index(rule)?;
-    let confirmation = Confirmation { source: source.into(), op, value, allowed, line, text, at: loc.at };
+    let (values, clue) = probe_said;
+    let confirmation =
+        Confirmation { source: source.into(), op, value, allowed, line, values, clue, place: String::new(), text, at: loc.at };
     Some(Confirmed { confirmation, rule })
 }
 

@@ -170,4 +170,17 @@ fn word_places(r: &mut Report) {
     for e in &mut r.other_errors {
         word(&mut e.place, &e.at);
     }
+    if let Some(c) = &mut r.confirmation {
+        c.place = c.line.as_deref().and_then(|l| kernel_line(l, &c.at)).map_or(String::new(), |at| location(lang, &at));
+    }
+}
+
+/// The user's line (`/tmp/ipykernel_77/2214561066.py:4  loss = …`) as a line of the cell the
+/// error is in, when it ran in a kernel cell.
+fn kernel_line(line: &str, at: &Location) -> Option<Location> {
+    at.cell?;
+    let (path, _) = line.split_once("  ").unwrap_or((line, ""));
+    let (file, n) = path.rsplit_once(':')?;
+    let cell = ["/tmp/ipykernel_", "<ipython-input-", "/tmp/ipython-input-"].iter().any(|p| file.trim().starts_with(p));
+    cell.then(|| n.trim().parse().ok()).flatten().map(|n| Location { line: n, ..*at })
 }

@@ -483,6 +483,7 @@ test("the probe's error pasted back is the confirmed cause: the card says so wit
         verdict: document.querySelector("[data-verdict]")?.dataset.verdict,
         word: t.querySelector(".fa-basis")?.textContent ?? null,
         codes: dl ? [...dl.querySelectorAll("code")].map((c) => c.textContent) : null,
+        said: dl ? [...dl.querySelectorAll("dd:not(:has(code))")].map((c) => c.textContent) : null,
         source: dl?.dataset.source,
         ticked,
       };
@@ -491,6 +492,9 @@ test("the probe's error pasted back is the confirmed cause: the card says so wit
     assert.ok(got.word?.startsWith(word), `${name}: ${got.word}`);
     const c = want.confirmation;
     assert.deepEqual(got.codes, [c.value, c.allowed, c.line], name);
+    // The probe's own clue: the values it saw, the usual cause for this bound.
+    assert.ok(c.values && c.clue, `${name}: the CLI keeps the probe's clue`);
+    assert.deepEqual(got.said, [c.values, c.clue], name);
     assert.equal(got.source, "probe", name);
     assert.deepEqual(got.ticked, ["restart", "launch_blocking", "probe", "rerun"], name);
     await page.locator("[data-testid=answer]").screenshot({ path: path.join(artifactsDir(), `answer-confirmed-${lang}.png`) });

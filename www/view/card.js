@@ -74,10 +74,17 @@ export const cardView = {
     const dl = el("dl", "fa-confirmation");
     dl.setAttribute("data-testid", "confirmation");
     dl.setAttribute("data-source", c.source);
-    for (const [key, value] of [["view_confirmed_value", c.value], ["view_confirmed_allowed", c.allowed], ["view_confirmed_line", c.line]]) {
+    // The user's line: its kernel file named as the cell it ran in.
+    const line = c.line == null ? null : c.where ? (c.line.includes("  ") ? `${c.where}  ${c.line.slice(c.line.indexOf("  ") + 2)}` : c.where) : c.line;
+    for (const [key, value] of [["view_confirmed_value", c.value], ["view_confirmed_allowed", c.allowed], ["view_confirmed_line", line]]) {
       if (value == null) continue;
       dl.append(text("dt", "", this.t(key)), el("dd"));
       dl.lastChild.append(text("code", "", value));
+    }
+    // The probe's own clue: the values it saw, the usual cause for this bound.
+    for (const [key, value] of [["view_confirmed_values", c.values], ["view_confirmed_clue", c.clue]]) {
+      if (value == null) continue;
+      dl.append(text("dt", "", this.t(key)), text("dd", "", value));
     }
     return dl;
   },
