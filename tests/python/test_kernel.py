@@ -71,6 +71,17 @@ class Kernel(unittest.TestCase):
             elif kind == "display_data":
                 out["displays"].append(c["data"])
             elif kind == "status" and c["execution_state"] == "idle":
+                # A stream flushed by the kernel's IO thread may trail its idle status on a busy
+                # machine: what arrives for this cell within a moment is still its own.
+                import queue
+
+                try:
+                    while True:
+                        late = kc.get_iopub_msg(timeout=0.5)
+                        if late["parent_header"].get("msg_id") == msg_id and late["msg_type"] == "stream":
+                            out[late["content"]["name"]] += late["content"]["text"]
+                except queue.Empty:
+                    pass
                 return out
 
     def test_an_assert_cell_gets_the_card_and_the_next_failing_cell_the_latch(self):
@@ -195,7 +206,8 @@ class Kernel(unittest.TestCase):
         html = self.cell(kc, WRITE + RAISE)["displays"][0]["text/html"]
         self.assertIn("torch.compile in use", html)
         self.assertIn("isolating turns it off", html)
-        self.assertIn("torch.compile is off", self.cell(kc, "%first_assert isolate")["stdout"])
+        on = self.cell(kc, "%first_assert isolate")
+        self.assertIn("torch.compile is off", on["stdout"], on)
         ask = "import torch._dynamo\nprint(torch._dynamo.config.disable)"
         self.assertEqual(self.cell(kc, ask)["stdout"].strip(), "True")
         self.cell(kc, "%first_assert off")
