@@ -105,7 +105,7 @@ function applyTexts() {
   document.documentElement.lang = lang === "zh" ? "zh-Hans" : "en";
   document.title = fill("page_title");
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = fill(el.dataset.i18n);
-  $("log").placeholder = fill("page_placeholder");
+  $("log").placeholder = bigPaste ? fill("page_pasted_big", bigPaste) : fill("page_placeholder");
   $("runtime-log").placeholder = fill("page_runtime_log_placeholder");
   $("lang").value = lang;
 }
@@ -128,9 +128,31 @@ function options() {
   return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost };
 }
 
-/** Says the verdict in the live region (after every analysis, not only where the input came from). */
+/** A paste too big for the box ({ mb }): the box says what became of it until the next input. */
+let bigPaste = null;
+
+function pastedBig(mb) {
+  bigPaste = mb == null ? null : { mb };
+  $("log").placeholder = bigPaste ? fill("page_pasted_big", bigPaste) : fill("page_placeholder");
+  $("log").classList.toggle("pasted-big", bigPaste != null);
+}
+
+/** Where the report will be, while a file is read: that it is being read, not "paste to start". */
+function reading(bytes) {
+  const empty = $("report").querySelector(".empty");
+  if (empty) empty.textContent = fill("page_reading", { mb: (bytes / 1048576).toFixed(1) });
+}
+
+/** Says the verdict in the live region (after every analysis, not only where the input came
+ * from). The card shows the verdict: on screen the line keeps only where the input came from. */
 function announce(origin, report) {
-  status(origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline);
+  const full = origin ? fill("page_announce", { origin, headline: report.headline }) : report.headline;
+  const shown = origin && full.startsWith(origin) ? origin : "";
+  const hidden = document.createElement("span");
+  hidden.className = "fa-sr";
+  hidden.textContent = full.slice(shown.length);
+  status("");
+  $("status").append(shown, hidden);
 }
 
 /** What the shown report was made from ({ text }, { bytes, name } or { cells }): the versions a
@@ -276,6 +298,8 @@ const HEAD = 4 * 1024 * 1024;
 /** A large log file, read a block at a time in the worker. */
 function streamFile(file) {
   $("log").value = "";
+  pastedBig(null);
+  reading(file.size);
   const origin = `${file.name} · ${Math.round(file.size / 1048576)} MB`;
   return show((o) => engine.analyzeFile(file, o, progress), origin, true, file.size, null);
 }
@@ -349,6 +373,8 @@ async function openFile(file) {
       origin = fill("page_gb18030", { origin });
     }
     $("log").value = "";
+    pastedBig(null);
+    if (bytes.length > BIG_BOX) reading(bytes.length);
     await analyseBytes(bytes, file.name, origin, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
@@ -362,6 +388,7 @@ async function openDemo(name) {
     const bytes = new Uint8Array(await res.arrayBuffer());
     // A log is shown in the paste box; a notebook's JSON would only be noise there.
     $("log").value = name.endsWith(".ipynb") ? "" : decoder.decode(bytes);
+    pastedBig(null);
     await analyseBytes(bytes, name, name, true);
   } catch (e) {
     status(fill("page_read_error", { error: e?.message ?? String(e) }), "error");
@@ -394,6 +421,7 @@ async function setLang(l) {
 function wire() {
   let timer = 0;
   $("log").addEventListener("input", () => {
+    if (bigPaste) pastedBig(null);
     clearTimeout(timer);
     timer = setTimeout(analysePasted, $("log").value.length > BIG_BOX ? BIG_BOX_DEBOUNCE_MS : DEBOUNCE_MS);
   });
@@ -407,6 +435,7 @@ function wire() {
     clearTimeout(timer);
     $("log").value = "";
     if (text.length > MAX_BYTES) return tooLarge(text.length);
+    pastedBig(mb(text.length));
     analyseText(text, fill("page_pasted_big", { mb: mb(text.length) }), true);
   });
   // A jump is a step in the history (the address gets #line-N): Back returns to the answer.
@@ -441,6 +470,7 @@ function wire() {
   $("cancel").addEventListener("click", () => engine.cancel().catch(() => {}));
   $("clear").addEventListener("click", () => {
     $("log").value = "";
+    pastedBig(null);
     clearReport();
   });
   // The runtime log beside the input: the last analysis runs again with it.

@@ -576,3 +576,52 @@ test("a notebook, a terminal script and a server log each get their own steps, a
     await ctx.close();
   }
 });
+
+test("on a phone: no bookmarklet box to drag, the notebook map's chips say what they hold and a finger can take them, the card's line has no second number, the status line does not repeat the headline", { timeout: 120_000 }, async () => {
+  const touch = { isMobile: true, hasTouch: true, reducedMotion: "reduce" };
+  for (const lang of ["en", "zh"]) {
+    const { ctx, page, log } = await context("phone", lang, touch);
+    // The box for the bookmarklet is built (make web made one) but not shown: nothing to drag it to.
+    await page.waitForSelector("[data-testid=install]:not([hidden])", { state: "attached" });
+    assert.equal(await page.locator("[data-testid=install]").isVisible(), false);
+    await page.click("[data-testid=demo-echoes]");
+    const want = cliReport(path.join(WWW, "demo/echoes-later-cells.ipynb"), lang);
+    await showing(page, want.headline);
+    const chips = await page.locator("[data-testid=map] .fa-bin").evaluateAll((els) =>
+      els.map((e) => ({ text: e.textContent, mark: [...e.classList].find((c) => c.startsWith("mark-")), h: e.getBoundingClientRect().height, button: e.tagName === "BUTTON", visible: e.checkVisibility() })),
+    );
+    const words = { "mark-first": { en: "first assert", zh: "第一个断言" }, "mark-echo": { en: "echo", zh: "连带报错" } };
+    for (const [mark, word] of Object.entries(words)) {
+      const marked = chips.filter((c) => c.mark === mark);
+      assert.ok(marked.length >= 1, `${lang}: no ${mark} chip in ${JSON.stringify(chips)}`);
+      for (const c of marked) {
+        assert.ok(c.visible && c.text.includes(word[lang]), `${lang}: ${JSON.stringify(c)} does not say ${word[lang]}`);
+        assert.ok(c.h >= 44, `${lang}: a ${mark} chip is ${c.h} px high`);
+      }
+    }
+    for (const c of chips.filter((c) => c.button)) assert.ok(c.h >= 44, `${lang}: ${JSON.stringify(c)}`);
+    // The place is named once: the chip above the card's line, not again in a gutter.
+    assert.equal(await page.locator("[data-testid=first-assert-line] .fa-no").count(), 0);
+    // The status line shows where the input came from; the verdict is read out, not shown twice.
+    const status = page.locator("[data-testid=status]");
+    assert.equal(await status.textContent(), `echoes-later-cells.ipynb · ${want.headline}`);
+    const shown = await status.evaluate((s) => [...s.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(""));
+    assert.equal(shown, "echoes-later-cells.ipynb");
+    const hidden = await status.locator(".fa-sr").boundingBox();
+    assert.ok(hidden.width <= 1 && hidden.height <= 1, JSON.stringify(hidden));
+    assert.deepEqual(await sideways(page).then(([w, vw]) => w <= vw), true);
+    await page.waitForFunction(() => {
+      const r = document.querySelector("[data-testid=answer-title]").getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    });
+    await page.screenshot({ path: path.join(artifactsDir(), `phone-answer-${lang}.png`) });
+    await page.locator("[data-testid=map]").screenshot({ path: path.join(artifactsDir(), `phone-map-${lang}.png`) });
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+  // At a laptop's width with a mouse, the box is there to drag.
+  const { ctx, page } = await context("laptop", "en");
+  await page.waitForSelector("[data-testid=install]:not([hidden])");
+  assert.equal(await page.locator("[data-testid=install]").isVisible(), true);
+  await ctx.close();
+});

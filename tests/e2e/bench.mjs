@@ -52,7 +52,7 @@ const page = ["index.html", "pkg/app.js", "pkg/style.css", "pkg/engine-worker.js
 for (const l of ["en", "zh"]) {
   const cat = gzOf(`pkg/first-assert.${l}.json`);
   const total = page.reduce((n, f) => n + gzOf(f), 0) + cat;
-  console.log(`first visit in ${l}: ${total} bytes gzipped (${kib(total)} KiB, the catalogue ${kib(cat)}; budget 225 KiB, headroom ${kib(225 * 1024 - total)} KiB)`);
+  console.log(`first visit in ${l}: ${total} bytes gzipped (${kib(total)} KiB, the catalogue ${kib(cat)}; budget 226 KiB, headroom ${kib(226 * 1024 - total)} KiB)`);
 }
 
 const srv = await serve();

@@ -297,6 +297,13 @@ test("big pastes are analysed without filling the box; too big ones get a clear 
   await page.waitForSelector("[data-testid=report][data-verdict=device_assert]");
   assert.match(await page.locator("[data-testid=status]").textContent(), /Pasted 5\.\d MB: analysed here, not shown in the box/);
   assert.equal(await page.locator("[data-testid=log-input]").inputValue(), "");
+  // The box itself says what became of the paste (not its "paste here" placeholder again),
+  // until the next input.
+  const box = page.locator("[data-testid=log-input]");
+  assert.match(await box.getAttribute("placeholder"), /^Pasted 5\.\d MB: analysed here, not shown in the box/);
+  await box.pressSequentially("x");
+  assert.match(await box.getAttribute("placeholder"), /^Paste the output here/);
+  await page.click("[data-testid=clear]");
   await paste(6_000_000); // 109 MB
   await page.waitForFunction(() => /This input is 1\d\d(\.\d)? MB; the page reads notebooks and pasted text up to 100 MB \(log files of any size\)/.test(document.querySelector("[data-testid=status]").textContent));
   // A file of NUL bytes is no log the worker streams (not text): read whole, so refused.

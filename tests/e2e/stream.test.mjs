@@ -73,6 +73,39 @@ test("a 600 MB log opened through the file input: progress as it reads, the firs
   await ctx.close();
 });
 
+test("on a phone, the reading's bar and Cancel stay in view as the page scrolls, the report's place says what is read, and the lines' numbers have separators and room", { timeout: 300_000 }, async () => {
+  const ctx = await suite.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US" });
+  const { page, log } = await openPage(ctx, `${suite.srv.url}?lang=en&nosw`);
+  page.setDefaultTimeout(120_000);
+  await page.setInputFiles("[data-testid=file-input]", big);
+  const bar = page.locator("[data-testid=read-progress]");
+  await bar.waitFor();
+  const inView = () =>
+    page.evaluate(() =>
+      ["#progress-bar", "[data-testid=cancel]"].map((q) => {
+        const r = document.querySelector(q).getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+      }),
+    );
+  assert.deepEqual(await inView(), [true, true], "at the top of the page");
+  assert.equal(await page.locator("[data-testid=report] .empty").textContent(), `Reading ${(statSync(big).size / MB).toFixed(1)} MB…`);
+  await page.screenshot({ path: path.join(artifactsDir(), "phone-progress-en.png") });
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  assert.deepEqual(await inView(), [true, true], "scrolled to the end");
+  const want = cliReport(big);
+  await page.waitForFunction((h) => document.querySelector("[data-testid=answer]")?.dataset.headline === h, want.headline, { timeout: 240_000 });
+  // The window's numbers, in the millions: with separators, and clear of the text.
+  await firstLine(page);
+  const rows = await page.locator("[data-testid=window] .fa-line").evaluateAll((els) =>
+    els.map((e) => ({ no: e.querySelector(".fa-no").textContent, gap: e.querySelector(".fa-text").getBoundingClientRect().left - e.querySelector(".fa-no").getBoundingClientRect().right })),
+  );
+  const first = rows.find((r) => r.no === want.first_assert.line.toLocaleString("en"));
+  assert.ok(first && /^\d{1,3}(,\d{3})+$/.test(first.no), JSON.stringify(rows.slice(0, 3)));
+  for (const r of rows) assert.ok(r.gap >= 8, `line ${r.no}: ${r.gap} px between the number and the text`);
+  assert.deepEqual(log.errors, []);
+  await ctx.close();
+});
+
 test("Cancel stops the reading: no report, the page says so, and the next file reads normally", { timeout: 300_000 }, async () => {
   const { ctx, page, log } = await openApp("zh");
   await page.setInputFiles("[data-testid=file-input]", big);

@@ -253,7 +253,8 @@ export const cardView = {
       code.append(rest.slice(0, at), mark, rest.slice(at + cond.length));
     }
     if (f.text_truncated) code.append("…");
-    row.append(text("span", "fa-no", String(f.line)), code);
+    // No gutter number: the place above the line already names it.
+    row.append(code);
     box.append(row);
     s.append(box);
     if (cond) {

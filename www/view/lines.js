@@ -10,6 +10,18 @@ const MAP_GAP = 2;
 
 const RANK = { none: 0, superseded: 1, evidence: 2, other: 3, echo: 4, first: 5 };
 
+/** A line number as the progress line says it: 1,234,567 (zh as well). */
+export function lineNo(n) {
+  return Number(n).toLocaleString("en");
+}
+
+/** A box's gutter fits its longest number, so seven digits do not touch the text and two do
+ * not waste a phone's width: a class per width (style.css's `.g1`-`.g13`; no inline style). */
+function fitGutter(box, numbers) {
+  const widest = Math.max(1, ...numbers.map((n) => lineNo(n).length));
+  box.classList.add(`g${Math.min(widest, 13)}`);
+}
+
 /** Of map entries merged into one bin: the one with the strongest mark (the first of them),
  * so the bin shows that mark and jumps there. */
 function strongest(entries) {
@@ -27,7 +39,7 @@ export const linesView = {
     const sr = { first, echo: "view_sr_echo", other: "view_sr_other", evidence: "view_sr_evidence" }[mark];
     if (sr) code.append(text("span", "fa-sr", this.t(sr)));
     code.append(sanitize(s));
-    row.append(text("span", "fa-no", String(no)), code);
+    row.append(text("span", "fa-no", lineNo(no)), code);
     return row;
   },
 
@@ -79,15 +91,19 @@ export const linesView = {
       // A log's runs of lines, merged so that all of them fit the strip (a phone's is ~340 px
       // for the engine's 120 runs): each keeps the strongest mark among those it merges.
       const entries = this.session.map();
+      // A marked cell says what it holds in words (a phone has no hover for the title).
+      const first = this.report.verdict === "confirmed" ? "view_legend_caught" : "view_legend_first";
+      const words = { first, echo: "view_legend_echo", other: "view_legend_other", evidence: "view_legend_evidence" };
       const fit = Math.max(12, Math.floor((map.clientWidth + MAP_GAP) / (MIN_BIN + MAP_GAP)));
       const k = cells || !map.clientWidth ? 1 : Math.ceil(entries.length / fit);
       for (let i = 0; i < entries.length; i += k) {
         const e = strongest(entries.slice(i, i + k));
         const li = el("li");
-        const node = e.line != null ? this.jumpButton(e.label, e.cell, e.line, e.log) : text("span", "", e.label);
+        const label = cells && words[e.mark] ? `${e.label} ${this.t(words[e.mark])}` : e.label;
+        const node = e.line != null ? this.jumpButton(label, e.cell, e.line, e.log) : text("span", "", label);
         node.setAttribute("class", `fa-bin mark-${e.mark}`);
         node.setAttribute("title", e.title);
-        if (e.line != null) node.setAttribute("aria-label", e.title);
+        if (e.line != null) node.setAttribute("aria-label", label === e.label ? e.title : `${e.title}: ${label}`);
         li.append(node);
         map.append(li);
       }
@@ -113,6 +129,7 @@ export const linesView = {
       const heading = this.t("view_window_at", { at: win.at });
       w.append(text("h3", "", heading));
       const lines = this.linesBox(heading);
+      fitGutter(lines, win.lines.map((l) => l.no));
       // A kernel's record repeated by thread after thread (the engine folds the run under its
       // first line): one line, the rest on demand.
       for (let i = 0; i < win.lines.length; i++) {
