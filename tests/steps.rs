@@ -30,6 +30,9 @@ fn a_notebook_a_terminal_script_and_a_server_each_get_their_own_steps() {
     assert!(step(&notebook, "restart").body.contains("Restart session"));
     assert!(script.checklist.iter().all(|s| s.id != "restart"), "{:?}", script.checklist);
     assert!(step(&server, "restart").body.contains("stop every process of the launch"));
+    // A launch has no runtime: its step is named for what is done to it.
+    assert_eq!(step(&notebook, "restart").title, "Restart the runtime");
+    assert_eq!(step(&server, "restart").title, "Stop every process of the launch");
     // CUDA_LAUNCH_BLOCKING where it takes effect.
     assert!(step(&notebook, "launch_blocking").code.as_deref().unwrap().contains("os.environ[\"CUDA_LAUNCH_BLOCKING\"]"));
     assert_eq!(step(&script, "launch_blocking").code.as_deref(), Some("CUDA_LAUNCH_BLOCKING=1 python train.py"));

@@ -101,7 +101,9 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         Source::Script => None,
     };
     if let Some(body) = restart {
-        v.push(said(l, "restart", Msg::StepRestartTitle, body, None));
+        // A launch has no runtime to restart: its processes are stopped and started again.
+        let title = if c.source == Source::Launch { Msg::StepRestartLaunchTitle } else { Msg::StepRestartTitle };
+        v.push(said(l, "restart", title, body, None));
     }
     v.push(launch_blocking(c));
     if c.probe.is_some() {
