@@ -404,6 +404,17 @@ pub struct Facts {
     pub runtime_log: Option<LogInfo>,
 }
 
+/// The files a Jupyter kernel runs a cell from, as a traceback names them: IPython 7's
+/// `<ipython-input-3-5d1c2a7b9e01>` (and its `/tmp` form), ipykernel 6's `/tmp/ipykernel_77/2214561066.py`.
+pub const KERNEL_CELL_FILES: &[&str] = &["<ipython-input-", "/tmp/ipython-input-", "/tmp/ipykernel_"];
+
+/// Whether a traceback's path is a kernel's cell file ([`KERNEL_CELL_FILES`]); `headers` also
+/// takes IPython 8's frame headers (`Cell In[3], line 4`, `Input In [3]`), which name a cell but no file.
+pub fn is_cell_file(path: &str, headers: bool) -> bool {
+    let path = path.trim_start();
+    KERNEL_CELL_FILES.iter().any(|c| path.starts_with(c)) || (headers && ["Cell In", "Input In"].iter().any(|c| path.starts_with(c)))
+}
+
 /// What the input says beside its text, which the scan does not read: a notebook's cells'
 /// source, its checks, the cells the page could not read, and where it ran. The pipeline
 /// gathers it and hands it to the diagnosis with the facts.

@@ -134,8 +134,7 @@ fn compiled(ctx: &InputContext) -> bool {
 /// Where the output came from: a notebook (its cells, or a notebook's frames in a pasted
 /// traceback), a multi-process launch or server (its workers' prefixes and frames), else a script.
 fn source(facts: &Facts, ctx: &InputContext, format: InputFormat) -> Source {
-    let cell = |p: &str| ["<ipython-input-", "/tmp/ipython-input-", "/tmp/ipykernel_", "Cell In", "Input In"].iter().any(|c| p.starts_with(c));
-    if format.from_notebook() || ctx.host == Some("colab") || facts.tracebacks.iter().flat_map(|t| t.frames.iter()).any(|f| cell(&f.path)) {
+    if format.from_notebook() || ctx.host == Some("colab") || facts.tracebacks.iter().flat_map(|t| t.frames.iter()).any(|f| crate::facts::is_cell_file(&f.path, true)) {
         Source::Notebook
     } else if facts.launcher {
         Source::Launch

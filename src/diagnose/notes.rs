@@ -24,10 +24,9 @@ pub(super) fn on_colab(facts: &Facts, ctx: &InputContext) -> bool {
         return true;
     }
     let frames = || facts.tracebacks.iter().flat_map(|t| t.frames.iter());
-    let cell = |p: &str| ["<ipython-input-", "/tmp/ipython-input-", "/tmp/ipykernel_"].iter().any(|c| p.starts_with(c));
     frames().any(|f| f.path.starts_with("/content/"))
         || (frames().any(|f| f.path.starts_with("/usr/local/lib/python3") && f.path.contains("/dist-packages/"))
-            && frames().any(|f| cell(&f.path)))
+            && frames().any(|f| crate::facts::is_cell_file(&f.path, false)))
 }
 
 pub(super) fn notes(

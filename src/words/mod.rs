@@ -181,6 +181,5 @@ fn kernel_line(line: &str, at: &Location) -> Option<Location> {
     at.cell?;
     let (path, _) = line.split_once("  ").unwrap_or((line, ""));
     let (file, n) = path.rsplit_once(':')?;
-    let cell = ["/tmp/ipykernel_", "<ipython-input-", "/tmp/ipython-input-"].iter().any(|p| file.trim().starts_with(p));
-    cell.then(|| n.trim().parse().ok()).flatten().map(|n| Location { line: n, ..*at })
+    crate::facts::is_cell_file(file, false).then(|| n.trim().parse().ok()).flatten().map(|n| Location { line: n, ..*at })
 }
