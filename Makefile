@@ -46,14 +46,14 @@ test: tools
 	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --features embedded-texts --test web
 	@bash scripts/build-web.sh
 	$(CARGO) build --release --locked --bin first-assert --example serve
-	$(CARGO) run --release --locked --example calibration -- tests/cases tests/priors
+	$(CARGO) run --release --locked --example calibration -- tests/cases tests/priors tests/lineage
 	@bash scripts/test-wheel.sh
 	cd $(E2E) && node --test
 	@bash scripts/test-probe.sh
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The project's own labelled outputs by default; the table's test is tests/priors.rs.
-CALIBRATE ?= tests/cases tests/priors
+CALIBRATE ?= tests/cases tests/priors tests/lineage
 calibration:
 	$(CARGO) run --release --locked --example calibration -- $(CALIBRATE)
 

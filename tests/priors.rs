@@ -59,6 +59,7 @@ fn every_scenario_gets_its_likeliest_cause() {
 fn stated_confidence_means_what_it_says_on_our_fixtures() {
     let mut cases = table::cases(&dir("tests/cases")).unwrap();
     cases.extend(table::cases(&dir("tests/priors")).unwrap());
+    cases.extend(table::cases(&dir("tests/lineage")).unwrap());
     assert!(cases.len() >= 80, "{} labelled cases", cases.len());
     let ece = table::ece(&cases);
     eprintln!("{}", table::table(&cases));

@@ -44,7 +44,7 @@ pub(super) fn cause(
                 rule: r.id.to_string(),
                 confidence: hundredths(k.share),
                 title: String::new(),
-                evidence: k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence),
+                evidence: k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence).into_iter().map(quoted).collect(),
             }
         })
         .collect();
@@ -76,6 +76,11 @@ pub(super) fn confirmed_cause(c: &confirm::Confirmed) -> Cause {
 fn user_line(tb: Option<&Traceback>) -> Option<(&str, Loc)> {
     let f = tb?.frames.iter().rev().find(|f| !is_library(&f.path))?;
     f.code.as_ref().map(|(c, at)| (c.as_str(), *at))
+}
+
+/// An evidence line as the report quotes it (`evidence::clipped`).
+fn quoted(e: Evidence) -> Evidence {
+    Evidence { text: clipped(&e.text, e.matched.as_deref()), ..e }
 }
 
 /// The least share a category needs to be named beside the cause.
@@ -120,7 +125,7 @@ pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>) -> (Cause, Opt
         check: String::new(),
         snippet: None,
         ops: Vec::new(),
-        evidence: d.evidence,
+        evidence: d.evidence.into_iter().map(quoted).collect(),
         candidates: Vec::new(),
     };
     (cause, site)

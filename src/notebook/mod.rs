@@ -4,6 +4,7 @@
 //! pipeline scans the outputs of the cells this says to read, in this order.
 
 pub mod checks;
+pub mod lineage;
 pub mod rerun;
 
 use crate::facts::{CellSource, InputContext};

@@ -64,6 +64,11 @@ pub const CODE_AROUND: f32 = 0.8;
 pub const CODE_FAILING_CELL: f32 = 0.7;
 /// ... and the source of the cells that ran before it.
 pub const CODE_EARLIER_CELL: f32 = 0.45;
+/// What a notebook cell outside the failing cell's lineage (`notebook::lineage`) shows, its
+/// printouts and its code, counts this much of what it would: another experiment's warning is
+/// weak evidence of this failure. A rule that rests on such a hit is no stronger than the hit
+/// (`explained`): 0.6 × 0.4 for a message, which the calibration states as 0.49 at most.
+pub const UNRELATED_CELL: f32 = 0.4;
 
 /// The compiled rules.
 pub struct RuleSet {
@@ -249,9 +254,25 @@ pub struct Input<'a> {
     pub trusted_trace: bool,
     /// The checks that hold (`src/notebook/checks.rs`).
     pub checks: &'a [crate::facts::CheckFinding],
+    /// The notebook cells outside the failing cell's lineage (their index).
+    pub unrelated: Vec<u32>,
 }
 
 impl<'a> Input<'a> {
+    /// Whether a place is in a cell outside the failing cell's lineage.
+    pub fn unrelated(&self, at: Location) -> bool {
+        at.cell.is_some_and(|c| self.unrelated.contains(&c))
+    }
+
+    /// How much a hit at `at` counts of its strength: [`UNRELATED_CELL`] outside the lineage.
+    fn weight(&self, at: Location) -> f32 {
+        if self.unrelated(at) {
+            UNRELATED_CELL
+        } else {
+            1.0
+        }
+    }
+
     /// The code and frames alone (what the priors read), without the evidence only rules weigh.
     pub fn clone_code(&self) -> Input<'a> {
         Input { frames: self.frames.clone(), code: self.code.clone(), ..Input::default() }
@@ -273,6 +294,8 @@ struct Hit {
     text: String,
     matched: Option<String>,
     at: Location,
+    /// In a notebook cell outside the failing cell's lineage.
+    unrelated: bool,
 }
 
 impl RuleSet {
@@ -526,6 +549,7 @@ impl RuleSet {
             text: text.clone(),
             matched: site.condition.clone(),
             at: loc.at,
+            unrelated: false,
         };
         for m in self.site_matches(site, short) {
             hits.put(m.rule, 0, hit(m.strength, "site"));
@@ -557,7 +581,8 @@ impl RuleSet {
                     };
                     let strength = frame_strength * p.weight * decay;
                     let matched = Some(f.func.clone());
-                    hits.put(p.rule, p.block, Hit { strength, scope: p.scope.id(), text, matched, at: f.loc.at });
+                    let hit = Hit { strength, scope: p.scope.id(), text, matched, at: f.loc.at, unrelated: false };
+                    hits.put(p.rule, p.block, hit);
                 }
             }
         }
@@ -573,7 +598,14 @@ impl RuleSet {
             hits.put(
                 p.rule,
                 p.block,
-                Hit { strength: MESSAGE * p.weight, scope: p.scope.id(), text, matched, at: m.loc.at },
+                Hit {
+                    strength: MESSAGE * p.weight * input.weight(m.loc.at),
+                    scope: p.scope.id(),
+                    text,
+                    matched,
+                    at: m.loc.at,
+                    unrelated: input.unrelated(m.loc.at),
+                },
             );
         }
     }
@@ -588,7 +620,8 @@ impl RuleSet {
                 hits.put(
                     p.rule,
                     p.block,
-                    Hit { strength: strength * p.weight, scope: p.scope.id(), text, matched, at },
+                    // (A line's weight already says whether its cell is in the lineage.)
+                    Hit { strength: strength * p.weight, scope: p.scope.id(), text, matched, at, unrelated: input.unrelated(at) },
                 );
             }
         };
@@ -615,7 +648,14 @@ impl RuleSet {
                 hits.put(
                     p.rule,
                     p.block,
-                    Hit { strength: CHECK * p.weight, scope: "check", text, matched: None, at: f.at },
+                    Hit {
+                        strength: CHECK * p.weight * input.weight(f.at),
+                        scope: "check",
+                        text,
+                        matched: None,
+                        at: f.at,
+                        unrelated: input.unrelated(f.at),
+                    },
                 );
             }
         }
@@ -638,7 +678,9 @@ impl RuleSet {
             let refined = (refine_from..r.when.len()).map(|b| hits.get(ri, b).cloned()).collect::<Option<Vec<Hit>>>();
             let Some(refined) = refined else { continue };
             used.extend(refined);
-            let (strength, refined, priority) = (anchor.strength, used.len() - 1, r.priority);
+            // A rule that rests on a hit outside the failing cell's lineage is no stronger than it.
+            let strength = used.iter().filter(|h| h.unrelated).fold(anchor.strength, |s, h| s.min(h.strength));
+            let (refined, priority) = (used.len() - 1, r.priority);
             explained.push(Explained { strength, refined, priority, rule: ri, anchor: anchor_rule, used });
         }
         crate::order::sort_by_key(&mut explained, |e| {

@@ -625,3 +625,23 @@ test("on a phone: no bookmarklet box to drag, the notebook map's chips say what 
   assert.equal(await page.locator("[data-testid=install]").isVisible(), true);
   await ctx.close();
 });
+
+test("a long evidence line is quoted around what matched, and its jump shows the whole line", { timeout: 60_000 }, async () => {
+  const file = path.join(ROOT, "tests/lineage/lineage-head-warning-counts.ipynb");
+  const want = cliReport(file);
+  const long = want.cause.evidence.find((e) => e.text.startsWith("…") || e.text.endsWith("…"));
+  assert.ok(long, JSON.stringify(want.cause.evidence));
+  const { ctx, page, log } = await context("laptop", "en");
+  await page.setInputFiles("[data-testid=file-input]", file);
+  await showing(page, want.headline);
+  const item = page.locator(".fa-evidence li").filter({ hasText: "newly initialized" });
+  assert.equal(await item.locator("code").textContent(), long.text);
+  assert.ok([...long.text].length <= 161, long.text);
+  await item.locator(".fa-jump").click();
+  const line = page.locator(`[data-testid=window][data-line="${long.line}"] .fa-line.target .fa-text`);
+  await line.waitFor();
+  const whole = await line.textContent();
+  assert.ok(whole.length > long.text.length && whole.includes("['classifier.bias', 'classifier.weight']"), whole);
+  assertSameOrigin(log, suite.srv.origin);
+  await ctx.close();
+});
