@@ -319,6 +319,9 @@ pub struct MessageHit {
     pub quote: Quote,
 }
 
+/// The most lines of sampling settings kept ([`Facts::sampling`]).
+pub const MAX_SAMPLING: usize = 8;
+
 /// A line quoted with where it is (notes, mentions).
 #[derive(Clone, Debug)]
 pub struct Mention {
@@ -381,6 +384,9 @@ pub struct Facts {
     pub dsa_report: bool,
     /// Lines that set `CUDA_LAUNCH_BLOCKING=1`.
     pub launch_blocking: Vec<Mention>,
+    /// Lines that print generation's sampling settings (`do_sample=True, top_p=0.9`, vLLM's
+    /// `SamplingParams(…)`), at most [`MAX_SAMPLING`]: context the priors read, as they read code.
+    pub sampling: Vec<Mention>,
     /// A multi-process launch or server printed this (`[rank0]:`, `(VllmWorker …)`, torchrun's
     /// or DeepSpeed's, vLLM's or SGLang's frames).
     pub launcher: bool,

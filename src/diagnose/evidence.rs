@@ -89,6 +89,10 @@ pub(super) fn rule_input<'a>(
             }
         }
     }
+    // Printed sampling settings: context for the priors (a generation's `do_sample=True`), but
+    // not a line of code shown again (a traceback prints the cell's `generate(…)` line).
+    let shown = |t: &str| input.code.iter().any(|(c, _, _)| c.trim().len() > 8 && t.contains(c.trim()));
+    input.context = facts.sampling.iter().filter(|m| !shown(&m.text)).map(|m| (m.text.as_str(), m.loc, CODE_AROUND)).collect();
     input
 }
 

@@ -256,6 +256,9 @@ pub struct Input<'a> {
     pub checks: &'a [crate::facts::CheckFinding],
     /// The notebook cells outside the failing cell's lineage (their index).
     pub unrelated: Vec<u32>,
+    /// Lines of the output that are context, not code (printed sampling settings) with their
+    /// weight: the priors read them as they read code; the rules do not.
+    pub context: Vec<(&'a str, Loc, f32)>,
 }
 
 impl<'a> Input<'a> {
@@ -275,7 +278,8 @@ impl<'a> Input<'a> {
 
     /// The code and frames alone (what the priors read), without the evidence only rules weigh.
     pub fn clone_code(&self) -> Input<'a> {
-        Input { frames: self.frames.clone(), code: self.code.clone(), ..Input::default() }
+        let code = self.code.iter().chain(&self.context).copied().collect();
+        Input { frames: self.frames.clone(), code, ..Input::default() }
     }
 }
 

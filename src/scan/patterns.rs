@@ -8,6 +8,10 @@ use crate::find::keywords::Keywords;
 use crate::re::LazyRegex;
 use std::sync::OnceLock;
 
+/// The literals of generation's sampling settings ([`Patterns::sampling`]); every line holding
+/// one passes the scanner's gate (`scan::KEYWORDS`).
+pub const SAMPLING: &[&str] = &["do_sample", "top_p", "top_k", "SamplingParams("];
+
 /// The compiled formats.
 pub struct Patterns {
     /// A kernel assertion line: `file:line: func: block: [..], thread: [..] Assertion `cond` failed.`
@@ -88,6 +92,9 @@ pub struct Patterns {
     pub tb_anchors: Keywords,
     /// The literals of the notes a line may give (`Scanner::notes`): most lines hold none.
     pub notes: Keywords,
+    /// The literals of generation's sampling settings (`do_sample`, `top_p`, `top_k`, vLLM's
+    /// `SamplingParams(`; a temperature alone is as likely a GPU's).
+    pub sampling: Keywords,
     /// A source line that imports torch (directly or through a library built on it).
     pub imports_torch: LazyRegex,
     /// A source line that uses CUDA (and so initialises it).
@@ -253,6 +260,7 @@ impl Patterns {
                 "Device-side assertion tracking",
                 "CUDA_LAUNCH_BLOCKING",
             ]),
+            sampling: Keywords::new(SAMPLING),
             imports_torch: re(
                 r"^\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|transformers|timm|ultralytics|lightning|pytorch_lightning|fastai|diffusers|peft|accelerate|torch_geometric|sentence_transformers|detectron2|mmdet|mmseg|trl|unsloth|monai|segmentation_models_pytorch)\b",
             ),

@@ -66,6 +66,9 @@ impl Scanner {
                 self.rec.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
             }
         }
+        if self.rec.facts.sampling.len() < crate::facts::MAX_SAMPLING && self.p.sampling.find(s.as_bytes()).is_some() {
+            self.rec.facts.sampling.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
+        }
         if self.rec.facts.messages.len() < MAX_MESSAGES {
             for pattern in self.rs.message_matches(s) {
                 self.rec.facts.messages.push(MessageHit { pattern, loc, quote: quote(seg.trim(), 0, 0) });
