@@ -105,7 +105,7 @@ function applyTexts() {
   document.documentElement.lang = lang === "zh" ? "zh-Hans" : "en";
   document.title = fill("page_title");
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = fill(el.dataset.i18n);
-  $("log").placeholder = bigPaste ? fill("page_pasted_big", bigPaste) : fill("page_placeholder");
+  pastedBig(bigPaste?.mb);
   $("runtime-log").placeholder = fill("page_runtime_log_placeholder");
   $("lang").value = lang;
 }

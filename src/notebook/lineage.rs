@@ -22,12 +22,12 @@ use crate::facts::CellSource;
 pub fn lineage(cells: &[CellSource], failing: u32) -> Option<Vec<u32>> {
     let fail = cells.iter().find(|c| c.index == failing)?;
     let mut related = vec![failing];
-    let mut wanted: Vec<&str> = names(&fail.source).uses;
+    let own = names(&fail.source);
+    let mut wanted: Vec<&str> = own.uses.clone();
     let before: Vec<(&CellSource, Names<'_>)> =
         cells.iter().filter(|c| c.order < fail.order).map(|c| (c, names(&c.source))).collect();
     // Too few of the failing cell's names come from the notebook: every cell may matter.
-    let imported =
-        |w: &&str| names(&fail.source).imports.contains(w) || before.iter().any(|(_, n)| n.imports.contains(w));
+    let imported = |w: &&str| own.imports.contains(w) || before.iter().any(|(_, n)| n.imports.contains(w));
     let known = wanted.iter().filter(|w| imported(w) || before.iter().any(|(_, n)| n.defines.contains(w))).count();
     if known * 3 < wanted.len() * 2 {
         return Some(cells.iter().map(|c| c.index).collect());
@@ -363,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn a_name_redefined_later_takes_the_later_cell() {
+    fn a_name_defined_twice_takes_both_cells() {
         let cells = [
             cell(0, 0, "model = a()"),
             cell(1, 1, "other = 1"),
