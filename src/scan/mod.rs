@@ -74,7 +74,7 @@ fn keywords() -> &'static Keywords {
     static K: OnceLock<Keywords> = OnceLock::new();
     K.get_or_init(|| {
         let mut k: Vec<&str> = KEYWORDS.to_vec();
-        k.extend(patterns::SAMPLING);
+        k.extend(patterns::SAMPLING_GATE);
         k.extend(ruleset().message_keywords());
         Keywords::new(&k)
     })
