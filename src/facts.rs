@@ -278,6 +278,9 @@ pub struct HostHit {
     /// `title`) when the line names the error without looking like output of it
     /// (`scan::mention`); the diagnosis decides whether the text around agrees.
     pub mention: Option<&'static str>,
+    /// A person's own report of the error in prose, the phrase in their sentence and no output
+    /// of it around (`scan::shape`).
+    pub described: bool,
 }
 
 /// A frame of a traceback as read.
@@ -372,6 +375,9 @@ pub struct Facts {
     pub site_keys: Vec<SiteKey>,
     /// Kernel assertion records in all.
     pub kernel_records: u64,
+    /// Every kernel record of the text reads as a mention (a code block of a documentation
+    /// page, a test's `CHECK` line): `scan::shape` says so of short texts.
+    pub kernel_quoted: bool,
     pub host: Vec<HostHit>,
     pub host_total: u64,
     pub tracebacks: Vec<Traceback>,
@@ -393,6 +399,9 @@ pub struct Facts {
     /// Lines around the first kernel record and around the first host device assert.
     pub kernel_context: Vec<(u64, String)>,
     pub host_context: Vec<(u64, String)>,
+    /// The lines with text around the first person's own report of the error (`described`):
+    /// the task, the names and what they changed, which the priors read as context.
+    pub report_context: Vec<(u64, String)>,
     /// The last Python exception line that is not a CUDA error (for clean inputs).
     pub last_exception: Option<(String, String, Loc)>,
     /// The last `FirstAssertError` of the probe cell (kept when later cells raise other

@@ -90,6 +90,17 @@ pub fn judge(before: &str, after: &str) -> Context {
     }
 }
 
+/// Whether the clause around a record reports what happened (its words weigh up, as
+/// [`judge`] weighs them: `… stopped with …`, `训练时报错 …`), and the record is not in quotes
+/// (backticks are a post's formatting, not a quotation).
+pub fn reports(before: &str, after: &str) -> bool {
+    if open_quotes(before).iter().any(|&(_, q)| q != '`') {
+        return false;
+    }
+    let before = outside_quotes(before);
+    words_score(last_clause(&before), false) + words_score(first_clause(after).0, true) > 0
+}
+
 /// The quotes left open at the end of `s`, outermost first: (byte offset, quote character).
 /// An apostrophe inside a word (`don't`, `users'`) opens nothing; a triple backtick is a fence.
 fn open_quotes(s: &str) -> Vec<(usize, char)> {
@@ -294,6 +305,9 @@ const REPORT: &[&str] = &[
     "appears",
     "crashed",
     "crashes",
+    "stopped",
+    "died",
+    "aborted",
     "failed",
     "fails",
     "failing",

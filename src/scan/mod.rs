@@ -23,6 +23,7 @@ pub mod normalize;
 pub mod patterns;
 pub mod prefix;
 mod record;
+pub mod shape;
 mod stream;
 pub mod time;
 pub mod traceback;
@@ -107,6 +108,10 @@ pub struct Scanner {
     host_memo: Recent<Option<host::Parsed>>,
     /// Counts the changes of `learned`.
     learned_generation: u64,
+    /// The text read so far, while it is a short text of its own ([`shape::HEAD`] bytes at
+    /// most, no notebook cells, no runtime log, quoted lines not counted as printed): its
+    /// error lines are judged with the text around them when it ends.
+    page: Option<Vec<u8>>,
 }
 
 impl Default for Scanner {
@@ -135,6 +140,7 @@ impl Scanner {
             inert: Recent::new(32),
             host_memo: Recent::new(8),
             learned_generation: 0,
+            page: Some(Vec::new()),
         }
     }
 
@@ -142,6 +148,9 @@ impl Scanner {
     /// "treat it as the error". Call it before feeding anything.
     pub fn count_quoted(&mut self, on: bool) {
         self.judge = context::Judge { count_quoted: on };
+        if on {
+            self.page = None;
+        }
         self.host_memo.clear();
     }
 
@@ -150,6 +159,7 @@ impl Scanner {
         // The last line of the output before, without its newline, is read now.
         self.end_block();
         self.forget_block();
+        self.page = None;
         self.cur.cell = Some(index);
         self.cur.exec = execution_count;
         self.cur.output = None;
@@ -168,6 +178,7 @@ impl Scanner {
     /// log's. The input's own counts (bytes, lines) leave the log out.
     pub fn runtime_log(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row]) {
         self.end_block();
+        self.page = None;
         let saved =
             (self.cur.cell, self.cur.output, self.cur.exec, self.cur.line, self.rec.facts.stats.bytes, self.cur.order);
         self.forget_block();
@@ -188,6 +199,7 @@ impl Scanner {
 
     /// Reads a runtime log that is the whole input: its rows oldest first, each at its line.
     pub fn log_as_input(&mut self, log: facts::LogInfo, rows: &[crate::runtime_log::Row], bytes: u64) {
+        self.page = None;
         self.read_rows(rows);
         self.rec.facts.stats.bytes = bytes;
         // Listed newest first: "first" is the earliest, as for any log read backwards.
@@ -216,6 +228,7 @@ impl Scanner {
     pub fn feed(&mut self, data: &[u8]) {
         // A block at a time, so that what the reading leaves to do (the UTF-8 check where a
         // byte was not plain ASCII) finds it in the cache.
+        self.keep_page(data);
         for block in blocks(data) {
             let plain = self.feed_bytes(block);
             self.check_utf8(block, plain);
@@ -224,8 +237,20 @@ impl Scanner {
 
     /// Reads text.
     pub fn feed_str(&mut self, text: &str) {
+        self.keep_page(text.as_bytes());
         for block in blocks(text.as_bytes()) {
             self.feed_bytes(block);
+        }
+    }
+
+    /// Keeps `data` as part of the page while the text is short enough to be judged.
+    fn keep_page(&mut self, data: &[u8]) {
+        if let Some(page) = &mut self.page {
+            if page.len() + data.len() > shape::HEAD {
+                self.page = None;
+            } else {
+                page.extend_from_slice(data);
+            }
         }
     }
 
@@ -245,6 +270,11 @@ impl Scanner {
         }
         self.end_block();
         self.rec.facts.stats.lines = self.cur.order - self.cur.log_lines;
+        if let Some(page) =
+            self.page.take().filter(|_| !self.rec.facts.host.is_empty() || self.rec.facts.kernel_records > 0)
+        {
+            shape::mark(&String::from_utf8_lossy(&page), &mut self.rec.facts);
+        }
         // A log listed newest first (a cloud console's export): the first assert is the
         // earliest in time. Notebooks (a cell was begun) run in their cells' order.
         if self.cur.cell.is_none() && self.rec.facts.runs_backwards() {

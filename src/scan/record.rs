@@ -157,6 +157,7 @@ impl Scanner {
             site: h.site,
             offending: h.offending,
             mention,
+            described: false,
         });
     }
 
