@@ -46,6 +46,8 @@ pub enum Headline {
     Kernel { site: String, at: Location },
     /// The host error that reports the assert, and whether it is Apple's (MPS).
     Host { at: Location, mps: bool },
+    /// A person's own report of the assert in prose, with no output of it, and where it is.
+    Described { at: Location },
     /// Another CUDA error: its line and where it is.
     Other { text: String, at: Location },
     /// Nothing to report (a confirmed cause has its own headline, from the confirmation).
@@ -95,4 +97,6 @@ pub enum Arg {
     Text(String),
     /// A place, worded in the report's language.
     At(Location),
+    /// A phrase of the catalogue, in the report's language.
+    Said(Msg),
 }

@@ -440,6 +440,7 @@ fn first_assert(out: &mut String, st: &Style, l: Lang, fa: &FirstAssert, source:
             ],
         ),
         (_, AssertKind::HostError) => Msg::RenderHostMark.text(l).to_string(),
+        (_, AssertKind::Described) => Msg::RenderDescribedMark.text(l).to_string(),
         _ => Msg::RenderOnce.text(l).to_string(),
     };
     let _ = writeln!(out, "{:w$} {} {}", "", st.label("|"), st.error(&format!("^ {mark}")), w = width);

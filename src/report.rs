@@ -307,6 +307,9 @@ pub enum AssertKind {
     DsaReport,
     /// A host-side error that reports a device-side assert (no kernel line in the input).
     HostError,
+    /// A person's own report of the error in prose (an issue, a forum post), the phrase in
+    /// their sentence: no output of it, so no echoes and no traceback to judge.
+    Described,
 }
 
 impl AssertKind {
@@ -316,6 +319,7 @@ impl AssertKind {
             AssertKind::KernelAssert => "kernel_assert",
             AssertKind::DsaReport => "dsa_report",
             AssertKind::HostError => "host_error",
+            AssertKind::Described => "described",
         }
     }
 }

@@ -98,7 +98,7 @@ export interface FirstAssert extends Place {
   text: string;
   text_truncated: boolean;
   end_line: number | null;
-  kind: "kernel_assert" | "dsa_report" | "host_error";
+  kind: "kernel_assert" | "dsa_report" | "host_error" | "described";
   dialect: string;
   site: KernelSite | null;
   repeats: Repeats | null;

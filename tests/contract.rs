@@ -94,7 +94,7 @@ fn first_assert_fields_and_locations() {
     assert!(f["line"].as_u64().unwrap() >= 1, "line is 1-based");
     // For a notebook: a 0-based index into the notebook's `cells` array (markdown counts).
     assert_eq!(f["cell"], 3);
-    assert!(["kernel_assert", "host_error", "dsa_report"].contains(&f["kind"].as_str().unwrap()));
+    assert!(["kernel_assert", "host_error", "dsa_report", "described"].contains(&f["kind"].as_str().unwrap()));
     let site = &f["site"];
     has_all(site, &["file", "line", "function", "condition", "block", "thread", "name"], "site");
     assert_eq!(site["block"], serde_json::json!([0, 0, 0]));

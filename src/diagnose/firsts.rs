@@ -52,7 +52,7 @@ impl<'a> Firsts<'a> {
                 at: h.loc.at,
                 place: String::new(),
                 end_line: None,
-                kind: AssertKind::HostError,
+                kind: if h.described { AssertKind::Described } else { AssertKind::HostError },
                 dialect: h.dialect.to_string(),
                 site: None,
                 repeats: None,

@@ -45,11 +45,13 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let assert = verdict == Verdict::DeviceAssert;
     let first_assert = first.first_assert(&facts);
     let (first_kernel, first_host) = (first.kernel.as_ref(), first.host);
+    // A person's words about the error: no output, so no traceback to place or judge.
+    let described = first_kernel.is_none() && first_host.is_some_and(|h| h.described);
 
     // Where Python raised it, and the traceback above.
     let raised_tb: Option<&Traceback> =
         first.device_hosts.iter().find_map(|h| h.traceback).and_then(|i| facts.tracebacks.get(i));
-    let raised_at = first_host.map(|h| raised_at(h, raised_tb));
+    let raised_at = first_host.filter(|_| !described).map(|h| raised_at(h, raised_tb));
 
     // Echoes and unrelated errors.
     let first_assert_host = first_host.filter(|_| first_kernel.is_none());
@@ -61,7 +63,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         (Some(k), Some(h)) if k.loc.at.runtime_log => Some(h.loc),
         _ => first.loc,
     };
-    let stack = assert.then(|| stack(&facts, ctx, stack_loc, raised_at.as_ref()));
+    let stack = (assert && !described).then(|| stack(&facts, ctx, stack_loc, raised_at.as_ref()));
     let (cause, cause_site) = match &confirmed {
         Some(c) => (Some(confirmed_cause(c)), None),
         None if assert => {
@@ -87,6 +89,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let headline = match verdict {
         Verdict::DeviceAssert => match (first_kernel, first_host) {
             (Some(k), _) => Headline::Kernel { site: site_label(k), at: k.loc.at },
+            (None, Some(h)) if described => Headline::Described { at: h.loc.at },
             (None, Some(h)) => Headline::Host { at: h.loc.at, mps: h.dialect == "mps" },
             _ => Headline::Nothing,
         },

@@ -44,7 +44,9 @@ pub(super) fn notes(
         add("empty_input", Msg::NoteEmpty, vec![]);
     }
     let mps = host.is_some_and(|h| h.dialect == "mps");
-    if verdict == Verdict::DeviceAssert && kernel.is_none() && mps {
+    if verdict == Verdict::DeviceAssert && kernel.is_none() && host.is_some_and(|h| h.described) {
+        add("described", Msg::NoteDescribed, vec![]);
+    } else if verdict == Verdict::DeviceAssert && kernel.is_none() && mps {
         add("mps_check", Msg::NoteMpsCheck, vec![]);
     } else if verdict == Verdict::DeviceAssert && kernel.is_none() {
         // ROCm's error reads `HIP error: …`, also behind `torch.AcceleratorError:`.

@@ -20,6 +20,9 @@ pub(super) fn headline(r: &Report, h: &Headline, lang: Lang) -> String {
         Headline::Host { at, mps: false } => {
             Msg::HeadlineHost.fill(lang, &[("at", &location(lang, at)), ("cause", &named(cause, lang))])
         }
+        Headline::Described { at } => {
+            Msg::HeadlineDescribed.fill(lang, &[("at", &location(lang, at)), ("cause", &named(cause, lang))])
+        }
         Headline::Other { text, at } => {
             Msg::HeadlineOther.fill(lang, &[("error", &clip_words(text, 160)), ("at", &location(lang, at))])
         }

@@ -119,6 +119,7 @@ fn note(n: &NoteFinding, lang: Lang) -> Note {
                 Arg::Num(n) => n.to_string(),
                 Arg::Text(t) => t.clone(),
                 Arg::At(at) => location(lang, at),
+                Arg::Said(m) => m.text(lang).to_string(),
             },
         );
     }
