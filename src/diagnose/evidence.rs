@@ -92,7 +92,15 @@ pub(super) fn rule_input<'a>(
     // Printed sampling settings: context for the priors (a generation's `do_sample=True`), but
     // not a line of code shown again (a traceback prints the cell's `generate(…)` line).
     let shown = |t: &str| input.code.iter().any(|(c, _, _)| c.trim().len() > 8 && t.contains(c.trim()));
-    input.context = facts.sampling.iter().filter(|m| !shown(&m.text)).map(|m| (m.text.as_str(), m.loc, CODE_AROUND)).collect();
+    input.context =
+        facts.sampling.iter().filter(|m| !shown(&m.text)).map(|m| (m.text.as_str(), m.loc, CODE_AROUND)).collect();
+    // A person's own report: the sentences around it are all there is to go on (the task, the
+    // names, what they changed), read as context.
+    if let Some(h) = raised.filter(|h| h.described) {
+        let at = |line: u64| Loc { at: Location { line, ..h.loc.at }, ..h.loc };
+        input.context.push((h.quote.text.as_str(), h.loc, CODE_AROUND));
+        input.context.extend(facts.report_context.iter().map(|(line, text)| (text.as_str(), at(*line), CODE_AROUND)));
+    }
     input
 }
 
