@@ -626,6 +626,36 @@ test("on a phone: no bookmarklet box to drag, the notebook map's chips say what 
   await ctx.close();
 });
 
+test("a person's own report reads as described, an advice article as mentioned: the card says so in both languages", { timeout: 90_000 }, async () => {
+  const described = path.join(ROOT, "tests/shape/described/forum-zh.txt");
+  const advice = path.join(ROOT, "tests/shape/mentioned/advice-es-own-line.txt");
+  for (const lang of ["en", "zh"]) {
+    const { ctx, page, log } = await context("laptop", lang);
+    // Described: a device-side assert, its sentence marked, no traceback verdict, no echoes,
+    // and the note that says what to paste instead.
+    const want = cliReport(described, lang);
+    assert.equal(want.first_assert.kind, "described");
+    await page.setInputFiles("[data-testid=file-input]", described);
+    await showing(page, want.headline);
+    assert.equal(await page.locator("[data-testid=report]").getAttribute("data-verdict"), "device_assert");
+    assert.equal(await page.locator("[data-testid=stack-verdict]").count(), 0, "no traceback to judge");
+    assert.equal(await page.locator("[data-testid=echo]").count(), 0);
+    assert.equal(await page.locator("[data-note=described]").count(), 1);
+    assert.match(await page.locator("[data-testid=answer]").textContent(), lang === "en" ? /describes a device-side assert/ : /用文字描述了一次设备端断言/);
+    await page.screenshot({ path: path.join(artifactsDir(), `described-card-${lang}-1280.png`) });
+    // Mentioned: clean, the quotation listed under "Seen but not counted" with its reason.
+    await page.setInputFiles("[data-testid=file-input]", advice);
+    await page.waitForSelector("[data-testid=report][data-verdict=clean]");
+    const seen = page.locator("[data-testid=quoted]");
+    await seen.waitFor();
+    assert.match(await seen.textContent(), lang === "en" ? /line 5 names the error on a line of its own inside prose/ : /在正文中单独成行/);
+    assert.equal(await seen.locator("li").getAttribute("data-line"), "5");
+    await page.screenshot({ path: path.join(artifactsDir(), `mentioned-card-${lang}-1280.png`) });
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});
+
 test("a long evidence line is quoted around what matched, and its jump shows the whole line", { timeout: 60_000 }, async () => {
   const file = path.join(ROOT, "tests/lineage/lineage-head-warning-counts.ipynb");
   const want = cliReport(file);
