@@ -641,16 +641,18 @@ test("a person's own report reads as described, an advice article as mentioned: 
     assert.equal(await page.locator("[data-testid=stack-verdict]").count(), 0, "no traceback to judge");
     assert.equal(await page.locator("[data-testid=echo]").count(), 0);
     assert.equal(await page.locator("[data-note=described]").count(), 1);
-    assert.match(await page.locator("[data-testid=answer]").textContent(), lang === "en" ? /describes a device-side assert/ : /用文字描述了一次设备端断言/);
-    await page.screenshot({ path: path.join(artifactsDir(), `described-card-${lang}-1280.png`) });
+    assert.match(await page.locator("[data-testid=described]").textContent(), lang === "en" ? /Described in words, not shown/ : /只是文字描述，没有贴出输出/);
+    assert.match(await page.locator("[data-testid=answer]").getAttribute("data-headline"), lang === "en" ? /describes a device-side assert/ : /用文字描述了一次设备端断言/);
+    await page.locator("[data-testid=answer]").screenshot({ path: path.join(artifactsDir(), `described-card-${lang}-1280.png`) });
     // Mentioned: clean, the quotation listed under "Seen but not counted" with its reason.
     await page.setInputFiles("[data-testid=file-input]", advice);
     await page.waitForSelector("[data-testid=report][data-verdict=clean]");
     const seen = page.locator("[data-testid=quoted]");
     await seen.waitFor();
-    assert.match(await seen.textContent(), lang === "en" ? /line 5 names the error on a line of its own inside prose/ : /在正文中单独成行/);
-    assert.equal(await seen.locator("li").getAttribute("data-line"), "5");
-    await page.screenshot({ path: path.join(artifactsDir(), `mentioned-card-${lang}-1280.png`) });
+    // Its heading names the error first; the quotation under it is listed too.
+    assert.match(await seen.textContent(), lang === "en" ? /line 1 names the error in a heading/ : /第 1 行在标题中提到了这个错误/);
+    assert.deepEqual(await seen.locator("li").evaluateAll((ls) => ls.map((l) => l.dataset.line)), ["1", "5"]);
+    await page.locator("[data-testid=answer]").screenshot({ path: path.join(artifactsDir(), `mentioned-card-${lang}-1280.png`) });
     assertSameOrigin(log, suite.srv.origin);
     await ctx.close();
   }

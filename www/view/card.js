@@ -228,13 +228,19 @@ export const cardView = {
     const rep = f.repeats;
     if (rep && rep.count > 1) where.append(" ", text("span", "fa-repeats", this.repeats(rep)));
     s.append(where);
+    // A person's words about the error, not its output: said before the sentence is shown.
+    if (f.kind === "described") {
+      const d = text("p", "fa-described", this.t("view_described"));
+      d.setAttribute("data-testid", "described");
+      s.append(d);
+    }
     const box = this.linesBox(this.t("view_record_label", { at: f.where }));
     box.classList.add("fa-record");
     const row = el("div", "fa-line mark-first");
     row.setAttribute("data-line", String(f.line));
     row.setAttribute("data-testid", "first-assert-line");
     const code = el("code", "fa-text");
-    code.append(text("span", "fa-sr", this.t("view_sr_first")));
+    code.append(text("span", "fa-sr", this.t(f.kind === "described" ? "view_sr_described" : "view_sr_first")));
     const t = sanitize(f.text);
     const start = site?.file ? Math.max(0, t.indexOf(sanitize(site.file))) : 0;
     if (start > 0) {
