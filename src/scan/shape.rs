@@ -283,9 +283,23 @@ fn sentence(t: &str) -> bool {
         .map(|w| w.trim_end_matches([',', '.', ';', ':', '!', '?', ')']).trim_start_matches(['(', '"', '\'']))
         .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\''))
         .collect();
-    let lower = words.iter().filter(|w| w.starts_with(|c: char| c.is_lowercase())).count();
+    let lower = words.iter().filter(|w| w.starts_with(small)).count();
     let marks = t.contains(", ") || t.contains(". ") || t.ends_with(['.', '?', '!', ':']);
     words.len() >= 6 && 10 * words.len() >= 7 * tokens.len() && (marks || 2 * lower >= words.len())
+}
+
+/// A small letter, in the scripts whose words [`sentence`] counts by case: Latin and Cyrillic
+/// (std's Unicode tables would weigh more in the page's engine than this whole stage).
+fn small(c: char) -> bool {
+    c.is_ascii_lowercase() || matches!(c as u32, 0xdf..=0xff | 0x430..=0x45f) && c != '\u{f7}'
+}
+
+/// `c` in small letters, for Latin and Cyrillic capitals (as [`small`]).
+fn fold(c: char) -> char {
+    match c as u32 {
+        0x41..=0x5a | 0xc0..=0xde | 0x410..=0x42f if c != '\u{d7}' => char::from_u32(c as u32 + 0x20).unwrap_or(c),
+        _ => c,
+    }
 }
 
 fn is_cjk(c: char) -> bool {
@@ -301,7 +315,7 @@ pub fn first_person(s: &str) -> bool {
         } else if cue == "I" || cue.starts_with("I'") {
             words.contains(&cue)
         } else {
-            words.iter().any(|w| w.to_lowercase() == cue)
+            words.iter().any(|w| w.len() == cue.len() && w.chars().map(fold).eq(cue.chars()))
         }
     })
 }
