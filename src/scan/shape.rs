@@ -328,12 +328,22 @@ pub struct Page<'a> {
 }
 
 impl<'a> Page<'a> {
-    pub fn new(text: &'a str) -> Page<'a> {
+    /// The lines of `text`, each line within [`REACH`] lines of an error line (0-based
+    /// `errors`) with its kind: no other line is read (a page of 200 KB with one error reads 17).
+    pub fn new(text: &'a str, errors: &[usize]) -> Page<'a> {
         let lines: Vec<Cow<str>> = text.split('\n').map(|l| shown(l.strip_suffix('\r').unwrap_or(l))).collect();
-        let mut kinds: Vec<Kind> = lines.iter().map(|l| kind(l)).collect();
-        if let Some(lead) = shared_lead(&lines, &kinds) {
+        let mut kinds = vec![Kind::Blank; lines.len()];
+        let mut read = vec![false; lines.len()];
+        for &i in errors {
+            for j in i.saturating_sub(REACH)..(i + 1 + REACH).min(lines.len()) {
+                if !read[j] {
+                    (kinds[j], read[j]) = (kind(&lines[j]), true);
+                }
+            }
+        }
+        if let Some(lead) = shared_lead(&lines) {
             for (l, k) in lines.iter().zip(&mut kinds) {
-                if first_token(l).as_deref() == Some(lead.as_str()) {
+                if first_token(l).is_some_and(|t| t.1 == lead) {
                     *k = Kind::Prefixed;
                 }
             }
@@ -341,9 +351,9 @@ impl<'a> Page<'a> {
         Page { lines, kinds }
     }
 
-    /// The 0-based indexes of the lines that are kernel records.
-    pub fn kernel_lines(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.lines.len()).filter(|&i| self.kinds[i] == Kind::Kernel || kernel(self.lines[i].trim()).is_some())
+    /// The 0-based indexes of the lines of `text` that are kernel records.
+    pub fn kernel_lines(text: &str) -> Vec<usize> {
+        text.split('\n').enumerate().filter(|(_, l)| kernel(l.trim()).is_some()).map(|(i, _)| i).collect()
     }
 
     /// The lines with text within [`REACH`] lines of line `i` (at most [`AROUND_CHARS`] of
@@ -416,7 +426,9 @@ impl<'a> Page<'a> {
 /// line read as a mention gets its reason in `mention`, a person's report `described`; when
 /// every kernel record of the text reads as a mention, `kernel_quoted`.
 pub fn mark(text: &str, facts: &mut Facts) {
-    let page = Page::new(text);
+    let kernel = if facts.kernel_records > 0 { Page::kernel_lines(text) } else { Vec::new() };
+    let hosts = facts.host.iter().filter(|h| h.mention.is_none()).map(|h| (h.loc.at.line as usize).saturating_sub(1));
+    let page = Page::new(text, &hosts.chain(kernel.iter().copied()).collect::<Vec<_>>());
     for h in facts.host.iter_mut().filter(|h| h.mention.is_none()) {
         mark_host(&page, h);
     }
@@ -424,7 +436,6 @@ pub fn mark(text: &str, facts: &mut Facts) {
         facts.report_context = page.around((h.loc.at.line as usize).saturating_sub(1));
     }
     if facts.kernel_records > 0 {
-        let kernel: Vec<usize> = page.kernel_lines().collect();
         facts.kernel_quoted = kernel.len() as u64 == facts.kernel_records
             && kernel.iter().all(|&i| matches!(page.judge(i, 0), Shape::Mentioned(_)));
     }
@@ -455,33 +466,38 @@ fn shown(line: &str) -> Cow<'_, str> {
     }
 }
 
-/// A line's first word, its digits all `0` (`(pid=54745)`, `worker-3` read as one word each).
-fn first_token(line: &str) -> Option<String> {
-    let t = line.split_whitespace().next()?;
-    Some(t.chars().map(|c| if c.is_ascii_digit() { '0' } else { c }).collect())
+/// A line's first word, and a key that is the same for words that differ only in their digits
+/// (`(pid=54745)`, `worker-3`): read without a copy, as every line of a page is.
+fn first_token(line: &str) -> Option<(&str, u64)> {
+    let t = line.split_ascii_whitespace().next()?;
+    let key = t.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(if b.is_ascii_digit() { b'0' } else { b })).wrapping_mul(0x100_0000_01b3)
+    });
+    Some((t, key))
 }
 
 /// The first word most lines with text share, when one does (three lines or more, half of them
 /// or more, and neither a list's bullet nor a heading's or a quotation's mark): a launcher's or
-/// a process's prefix that [`kind`] does not know by its form.
-fn shared_lead(lines: &[Cow<str>], kinds: &[Kind]) -> Option<String> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
+/// a process's prefix that [`kind`] does not know by its form. Its key ([`first_token`]).
+fn shared_lead(lines: &[Cow<str>]) -> Option<u64> {
+    let mut counts: Vec<(&str, u64, usize)> = Vec::new();
     let mut total = 0;
-    for (l, k) in lines.iter().zip(kinds) {
-        if matches!(k, Kind::Blank | Kind::Fence | Kind::Item | Kind::Heading) {
+    for l in lines {
+        let t = l.trim();
+        if t.is_empty() || t.starts_with("```") || item(t).is_some() || heading(t).is_some() {
             continue;
         }
         total += 1;
-        let Some(t) = first_token(l) else { continue };
-        if let Some(c) = counts.iter_mut().find(|c| c.0 == t) {
-            c.1 += 1;
+        let Some((word, key)) = first_token(l) else { continue };
+        if let Some(c) = counts.iter_mut().find(|c| c.1 == key) {
+            c.2 += 1;
         } else if counts.len() < 64 {
-            counts.push((t, 1));
+            counts.push((word, key, 1));
         }
     }
-    let (lead, n) = counts.into_iter().max_by_key(|c| c.1)?;
+    let (lead, key, n) = counts.into_iter().max_by_key(|c| c.2)?;
     let marks = lead.starts_with(['>', '#', '-', '*', '+', '|']) || lead.chars().all(|c| !c.is_alphanumeric());
-    (n >= 3 && 2 * n >= total && !marks && lead.chars().any(|c| !c.is_alphabetic())).then_some(lead)
+    (n >= 3 && 2 * n >= total && !marks && lead.chars().any(|c| !c.is_alphabetic())).then_some(key)
 }
 
 /// Whether the error that starts at byte `start` of `line` sits inside a sentence: words
@@ -598,8 +614,8 @@ mod tests {
     }
 
     fn judged(text: &str) -> Shape {
-        let page = Page::new(text);
-        let i = page.lines.iter().position(|l| l.contains("CUDA error")).expect("an error line");
+        let i = text.lines().position(|l| l.contains("CUDA error")).expect("an error line");
+        let page = Page::new(text, &[i]);
         page.judge(i, error_start(&page.lines[i]))
     }
 
@@ -644,7 +660,7 @@ mod tests {
         for line in
             ["what():  CUDA error: 断言", "「CUDA error」とは", "é CUDA error: x triggered ü", ":", "CUDA error"]
         {
-            let page = Page::new(line);
+            let page = Page::new(line, &[0]);
             for (i, _) in line.char_indices().chain([(line.len(), ' ')]) {
                 let _ = page.judge(0, i);
                 let _ = in_sentence(line, i);
