@@ -56,3 +56,13 @@ fn each_class_is_read_at_least_as_well_as_before() {
     }
     eprintln!("| class | texts | read right |\n| --- | --- | --- |\n{}", table.join("\n"));
 }
+
+/// A person's words about another CUDA error are that error, not clean: only the device-side
+/// assert has a described form.
+#[test]
+fn a_described_other_error_is_that_error() {
+    let text = "Hi all, my training loop keeps dying with RuntimeError: CUDA error: an illegal memory access was encountered after a few steps.\nThe model is a small CNN and I use the default settings for everything.\n";
+    let r = analyze_bytes(text.as_bytes(), None, &Options::default()).unwrap();
+    assert_eq!(r.verdict.id(), "other_cuda_error");
+    assert!(r.notes.iter().all(|n| n.id != "mentioned_only"));
+}

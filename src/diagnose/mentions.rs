@@ -29,6 +29,12 @@ pub(super) fn set_aside(facts: &mut Facts) -> Set {
             facts.host = vec![report];
             return Set::default();
         }
+        // A person's report of another CUDA error (`I get … an illegal memory access`): that
+        // error, as before.
+        if facts.host.iter().any(|h| h.described) {
+            facts.host.retain(|h| h.described);
+            return Set { hosts: Vec::new(), kernel };
+        }
         return Set { hosts: std::mem::take(&mut facts.host), kernel };
     }
     for h in &mut facts.host {
