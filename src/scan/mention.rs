@@ -53,7 +53,7 @@ pub const FORMS: &[(&str, &str, &str)] = &[
 const COMMENT: usize = 1;
 
 /// The phrases of the error itself, one of which a mention's line holds.
-const CORES: &[&str] = &["CUDA error", "device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"];
+pub const CORES: &[&str] = &["CUDA error", "device-side assert", "cudaErrorAssert", "CUDA_ERROR_ASSERT", "hipErrorAssert", "设备端断言"];
 
 /// A form's pattern as it is compiled (`{lead}` filled in).
 fn source(src: &str) -> String {
@@ -90,7 +90,7 @@ pub fn form(line: &str, start: usize) -> Option<&'static str> {
 
 /// Where the phrase that starts at `start` ends: after `triggered` (or the `断言` of the
 /// Chinese form) when the line has it, else at the end of the line.
-fn phrase_end(line: &str, start: usize) -> usize {
+pub fn phrase_end(line: &str, start: usize) -> usize {
     ["triggered", "断言"].iter().find_map(|w| line[start..].find(w).map(|i| start + i + w.len())).unwrap_or(line.len())
 }
 

@@ -257,7 +257,7 @@ fn error(t: &str) -> Option<Kind> {
     let name = t.split_once(':')?.0;
     let is = !name.is_empty()
         && name.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '_')
-        && ["Error", "Exception", "Warning"].iter().any(|e| name.ends_with(e));
+        && super::context::is_exception_name(name);
     is.then_some(Kind::Error)
 }
 
@@ -514,9 +514,7 @@ fn in_sentence(line: &str, start: usize) -> bool {
     if before.chars().any(char::is_alphanumeric) {
         return true;
     }
-    let rest = line.get(start..).unwrap_or("");
-    let end = ["triggered", "断言"].iter().find_map(|w| rest.find(w).map(|k| k + w.len())).unwrap_or(rest.len());
-    let after = &rest[end..];
+    let after = line.get(start..).map_or("", |_| &line[super::mention::phrase_end(line, start)..]);
     let words = after
         .split_whitespace()
         .filter(|w| {
@@ -530,17 +528,14 @@ fn in_sentence(line: &str, start: usize) -> bool {
 /// Where the error starts in `line`: at its class (`RuntimeError: `) when one is in front of
 /// the phrase, else at the phrase.
 fn error_start(line: &str) -> usize {
-    let cores =
-        ["CUDA error", "device-side assert", "CUDA_ERROR_ASSERT", "cudaErrorAssert", "hipErrorAssert", "设备端断言"];
-    let start = cores.iter().filter_map(|c| line.find(c)).min().unwrap_or(0);
+    let start = super::mention::CORES.iter().filter_map(|c| line.find(c)).min().unwrap_or(0);
     let Some(named) = line[..start].trim_end().strip_suffix(':') else { return start };
     let from = named
         .char_indices()
         .rev()
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '.' || c == '_'))
         .map_or(0, |(k, c)| k + c.len_utf8());
-    let class = &named[from..];
-    if class.ends_with("Error") || class.ends_with("Exception") {
+    if super::context::is_exception_name(&named[from..]) {
         from
     } else {
         start
