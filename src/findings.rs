@@ -37,6 +37,8 @@ pub struct Keys {
     /// What the checklist is tailored to, beside the verdict, the cause and the stack.
     pub steps: StepsContext,
     pub notes: Vec<NoteFinding>,
+    /// Where the blamed line (the user's frame) is, when it is a line of a notebook cell's code.
+    pub blamed_cell: Option<Location>,
 }
 
 /// What the headline names.

@@ -26,7 +26,9 @@
 //! assert_eq!(report.verdict, Verdict::DeviceAssert);
 //! assert_eq!(report.first_assert.unwrap().at.line, 1);
 //! assert_eq!(report.cause.unwrap().category, Category::InvalidLabel);
-//! assert_eq!(report.echo_count, 1);
+//! // The host line is where Python raised it (its report), not an echo of it.
+//! assert_eq!(report.echo_count, 0);
+//! assert_eq!(report.raised_at.unwrap().at.line, 5);
 //! ```
 //!
 //! # Layout

@@ -312,8 +312,11 @@ fn stack(out: &mut String, st: &Style, l: Lang, s: &Stack, raised: Option<&Raise
                 Some(n) => format!("{}:{n}", f.file),
                 None => f.file.clone(),
             };
-            let frame =
-                Msg::RenderFrame.fill(l, &[("file", &short(&file, 100)), ("function", &short(&f.function, 60))]);
+            let frame = if f.place.is_empty() {
+                Msg::RenderFrame.fill(l, &[("file", &short(&file, 100)), ("function", &short(&f.function, 60))])
+            } else {
+                f.place.clone() // a cell's code line: by its cell, not the kernel's file for it
+            };
             let value = format!("{frame}{}", st.code(&code));
             field(out, st, l, Msg::RenderBlamed.text(l), &value);
         }

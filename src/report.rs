@@ -259,6 +259,14 @@ pub struct KernelFacts {
     pub launch_blocking: Option<bool>,
     /// True when `torch.compile` compiled a graph in this session.
     pub compiled: bool,
+    /// What the extension read to answer: `colab` (the notebook as Colab's front end holds it),
+    /// `history` (IPython's history), `last_error` (only the last error), each with the cells
+    /// since the load, or `since_load` (every cell since it was loaded); `null` when not told.
+    #[serde(default)]
+    pub read: Option<String>,
+    /// How many of the cells read ran before the extension was loaded.
+    #[serde(default)]
+    pub late_cells: u32,
 }
 
 /// The runtime log read beside the input (Colab's Runtime > View runtime logs).
@@ -456,6 +464,11 @@ pub struct Frame {
     pub user: bool,
     /// The installed package the frame belongs to (`torch`, `transformers`, ...).
     pub library: Option<String>,
+    /// For the user's frame (the blamed line): where its line is when it is a line of a
+    /// notebook cell's code (`cell [4], code line 9`), in the report's language; empty otherwise
+    /// (the file and line say it) and in every other frame.
+    #[serde(rename = "where", default)]
+    pub place: String,
 }
 
 /// Where Python raised the device-side assert.

@@ -326,7 +326,7 @@ fields!(Report {
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
 fields!(InputSummary { format, bytes, lines, cells, lossy_utf8, nul_bytes, long_lines, runtime_log, unreadable_cells, superseded_cells, kernel, source });
-fields!(KernelFacts { torch, device, launch_blocking, compiled });
+fields!(KernelFacts { torch, device, launch_blocking, compiled, read, late_cells });
 fields!(RuntimeLogSummary { form, rows, total, newest_first });
 fields!(FirstAssert { text, text_truncated, @at, @where, end_line, kind, dialect, site, repeats, offending, context });
 fields!(Offending { value, allowed });
@@ -335,7 +335,7 @@ fields!(KernelSite { file, line, function, name, condition, block, thread });
 fields!(Repeats { count, blocks, threads, block_range, thread_range, last_line });
 fields!(ContextLine { line, text });
 fields!(KernelSiteCount { site, count, first, rule, category });
-fields!(Frame { file, line, function, code, user, library });
+fields!(Frame { file, line, function, code, user, library, @where });
 fields!(RaisedAt { text, @at, @where, exception, user_frame, op_frame, frames });
 fields!(Evidence { scope, text, matched, @at, @where });
 fields!(Cause { category, rule, confidence, basis, title, summary, why, fix, check, snippet, ops, evidence, candidates });

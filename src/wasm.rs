@@ -90,7 +90,7 @@ export interface InputSummary {
   source: "notebook" | "script" | "launch";
 }
 
-export interface KernelFacts { torch: string | null; device: string | null; launch_blocking: boolean | null; compiled: boolean }
+export interface KernelFacts { torch: string | null; device: string | null; launch_blocking: boolean | null; compiled: boolean; read: "colab" | "history" | "last_error" | "since_load" | null; late_cells: number }
 
 export interface RuntimeLogSummary { form: "csv" | "rows" | "lines"; rows: number; total: number; newest_first: boolean }
 
@@ -148,7 +148,7 @@ export interface Confirmation {
 
 export interface KernelSiteCount { site: KernelSite; count: number; first: Location; rule: string | null; category: Category | null }
 
-export interface Frame { file: string; line: number | null; function: string; code: string | null; user: boolean; library: string | null }
+export interface Frame { file: string; line: number | null; function: string; code: string | null; user: boolean; library: string | null; /** Where the line is when it is a line of a notebook cell's code (`cell [4], code line 9`), else empty. */ where: string }
 
 export interface RaisedAt extends Place { text: string; exception: string | null; user_frame: Frame | null; op_frame: Frame | null; frames: Frame[] }
 

@@ -123,7 +123,7 @@ fn reports() -> Vec<Value> {
     assert!(r["input"]["runtime_log"].is_object(), "the runtime log was read: {}", r["input"]);
     out.push(r);
     // What the kernel saw, as the notebook extension tells it.
-    let kernel = KernelFacts { torch: Some("2.11.0".into()), device: Some("Tesla T4".into()), launch_blocking: Some(true), compiled: true };
+    let kernel = KernelFacts { torch: Some("2.11.0".into()), device: Some("Tesla T4".into()), launch_blocking: Some(true), compiled: true, read: Some("colab".into()), late_cells: 3 };
     let opts = Options { kernel: Some(kernel), ..Options::default() };
     let r = serde_json::to_value(analyze_text(host, &opts)).unwrap();
     assert!(r["input"]["kernel"].is_object(), "the kernel's facts were kept: {}", r["input"]);

@@ -33,6 +33,7 @@ fn facts(launch_blocking: Option<bool>, compiled: bool) -> KernelFacts {
         device: launch_blocking.map(|_| "Tesla T4".into()),
         launch_blocking,
         compiled,
+        ..KernelFacts::default()
     }
 }
 

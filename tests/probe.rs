@@ -115,15 +115,15 @@ fn the_confirmation_carries_the_probes_clue_and_the_cell_of_the_users_line() {
     assert_eq!(c.values.as_deref(), Some("min 0, max 12; 3 of 64 bad; first bad value 12 at position [17]"));
     assert!(c.clue.as_deref().is_some_and(|t| !t.is_empty()), "{c:?}");
     // The kernel's temporary file is the cell the user sees.
-    assert_eq!(c.place, "cell [3], line 4");
+    assert_eq!(c.place, "cell [3], code line 4");
     let text = first_assert::render::text(&r, &first_assert::render::TextOptions::default());
-    assert!(text.contains("your line: cell [3], line 4  loss = F.cross_entropy(logits, y)"), "{text}");
+    assert!(text.contains("your line: cell [3], code line 4  loss = F.cross_entropy(logits, y)"), "{text}");
     assert!(text.contains("values: min 0, max 12"), "{text}");
     let card = first_assert::card::html(&r);
-    assert!(card.contains("cell [3], line 4  loss = F.cross_entropy(logits, y)") && !card.contains("ipykernel_2207"), "{card}");
+    assert!(card.contains("cell [3], code line 4  loss = F.cross_entropy(logits, y)") && !card.contains("ipykernel_2207"), "{card}");
     assert!(card.contains("Usual cause: "), "{card}");
     // In Chinese, and in a log (a script's own file stays as printed).
-    assert_eq!(case("probe-rerun.ipynb", Lang::Zh).confirmation.unwrap().place, "单元格 [3] 第 4 行");
+    assert_eq!(case("probe-rerun.ipynb", Lang::Zh).confirmation.unwrap().place, "单元格 [3] 代码第 4 行");
     let log = case("probe-caught-label.log", Lang::En).confirmation.unwrap();
     assert_eq!((log.place.as_str(), log.line.as_deref()), ("", Some("/content/train.py:312  loss = F.cross_entropy(logits, labels)")));
 }

@@ -281,7 +281,7 @@ fn a_flood_of_a_million_assert_lines_collapses_into_one_site() {
     assert_eq!(rep.threads, 128);
     assert_eq!(rep.blocks, 7813);
     assert_eq!(rep.block_range, Some([[0, 0, 0], [7812, 0, 0]]));
-    assert_eq!(r.echo_count, 1);
+    assert_eq!(r.echo_count, 0, "the host line is the assert's report");
 }
 
 #[test]

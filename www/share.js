@@ -173,7 +173,7 @@ export class Sharer {
     const f = raised?.user_frame;
     if (f && f.code != null) {
       const file = f.line != null ? `${f.file}:${f.line}` : f.file;
-      const at = `${raised.where} · ${code(file)}`;
+      const at = f.where ? f.where : `${raised.where} · ${code(file)}`;
       const paren = this.zh ? `（${at}）` : `(${at})`;
       md += `- ${this.item(this.t("view_blamed"), code(f.code))} ${paren}\n\n`;
     }

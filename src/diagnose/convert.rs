@@ -86,7 +86,48 @@ pub(super) fn frame(f: &TbFrame) -> Frame {
         code: f.code.as_ref().map(|c| c.0.clone()),
         user,
         library: if user { None } else { library_name(&f.path) },
+        place: String::new(),
     }
+}
+
+/// The execution count a cell's file or frame header names: `Cell In[5]`, `Input In [5]`,
+/// `<ipython-input-5-…>`, `/tmp/ipython-input-5-….py` (ipykernel's `/tmp/ipykernel_…/….py`
+/// names none).
+fn named_count(path: &str) -> Option<i64> {
+    let p = path.trim_start();
+    let rest = ["Cell In[", "Input In [", "<ipython-input-", "/tmp/ipython-input-"]
+        .iter()
+        .find_map(|head| p.strip_prefix(head))?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let end = rest.as_bytes().get(digits).copied();
+    let closed = if p.starts_with("Cell") || p.starts_with("Input") { end == Some(b']') } else { end == Some(b'-') };
+    if digits == 0 || !closed {
+        return None;
+    }
+    rest[..digits].parse().ok()
+}
+
+/// Where a frame's line is when the frame is a notebook cell's code: in the cell its header
+/// names, else in the cell whose code has the frame's line at that line number (the
+/// traceback's own cell first, else the latest that ran before it). `None` for any other frame.
+pub(super) fn frame_cell(f: &TbFrame, cells: &[CellSource], tb_at: Location) -> Option<Location> {
+    let line = f.line.filter(|&n| n > 0)?;
+    if !crate::facts::is_cell_file(&f.path, true) {
+        return None;
+    }
+    let at = |cell: Option<u32>, execution_count| Location { line: line.into(), cell, output: None, execution_count, runtime_log: false };
+    if let Some(n) = named_count(&f.path) {
+        return Some(at(cells.iter().find(|c| c.execution_count == Some(n)).map(|c| c.index), Some(n)));
+    }
+    // (A traceback may show the line cut short: at its width, or where a `\n` in it was read
+    // as a line break.)
+    let code = f.code.as_ref()?.0.trim();
+    let same = |l: &str| l == code || (code.len() >= 16 && l.starts_with(code));
+    let has = |c: &&CellSource| c.source.lines().nth(line as usize - 1).is_some_and(|l| same(l.trim()));
+    let own = cells.iter().find(|c| Some(c.index) == tb_at.cell);
+    let before = |c: &&CellSource| own.is_none_or(|o| c.order <= o.order);
+    let cell = own.filter(has).or_else(|| cells.iter().filter(before).filter(has).max_by_key(|c| c.order))?;
+    Some(at(Some(cell.index), cell.execution_count))
 }
 
 pub(super) fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
@@ -97,4 +138,11 @@ pub(super) fn raised_at(h: &HostHit, tb: Option<&Traceback>) -> RaisedAt {
     let op_frame = frames.last().cloned();
     let frames = if frames.len() > 64 { frames[frames.len() - 64..].to_vec() } else { frames };
     RaisedAt { text: h.quote.text.clone(), at: h.loc.at, place: String::new(), exception: h.exception.clone(), user_frame, op_frame, frames }
+}
+
+/// Where the blamed line (the traceback's deepest frame of the user's own code) is, when it is
+/// a line of a notebook cell's code.
+pub(super) fn blamed_cell(h: &HostHit, tb: Option<&Traceback>, cells: &[CellSource]) -> Option<Location> {
+    let f = tb?.frames.iter().rev().find(|f| !f.path.is_empty() && !is_library(&f.path))?;
+    frame_cell(f, cells, h.loc.at)
 }

@@ -65,8 +65,8 @@ impl<'a> Firsts<'a> {
 }
 
 /// The later CUDA errors: echoes of the first assert (at most [`MAX_ECHOES`] listed, all
-/// counted) and the errors that are not (each explained). `first` is the host line that is
-/// itself the first assert, when no kernel line is.
+/// counted) and the errors that are not (each explained). `first` is the host line that reports
+/// the assert (the first assert itself when no kernel line is): never its own echo.
 pub(super) fn echoes(
     facts: &Facts,
     first: Option<&HostHit>,

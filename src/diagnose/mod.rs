@@ -1,7 +1,7 @@
 //! From facts to conclusions: which assert came first, which errors are its echoes, whether
 //! the traceback can be trusted, what caused it, and what to do.
 
-use crate::facts::{Facts, HostHit, HostKind, InputContext, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
+use crate::facts::{CellSource, Facts, HostHit, HostKind, InputContext, KernelHit, Loc, SiteAgg, TbFrame, Traceback};
 use crate::findings::{Arg, Findings, Headline, Keys, NoteFinding, Source, StepsContext};
 use crate::report::*;
 use crate::rules::{ruleset, Decision, Input, NO_EVIDENCE_RULE};
@@ -52,10 +52,11 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let raised_tb: Option<&Traceback> =
         first.device_hosts.iter().find_map(|h| h.traceback).and_then(|i| facts.tracebacks.get(i));
     let raised_at = first_host.filter(|_| !described).map(|h| raised_at(h, raised_tb));
+    let blamed_cell = first_host.filter(|_| !described).and_then(|h| blamed_cell(h, raised_tb, &ctx.cells));
 
-    // Echoes and unrelated errors.
-    let first_assert_host = first_host.filter(|_| first_kernel.is_none());
-    let (echoes, echo_count, other_errors) = echoes(&facts, first_assert_host, first.loc, first.device_order);
+    // Echoes and unrelated errors. The first host line that reports the assert is its report
+    // (Python raising it), not an echo, whether or not a kernel line came before it.
+    let (echoes, echo_count, other_errors) = echoes(&facts, first_host, first.loc, first.device_order);
 
     // Can the traceback be trusted? (A kernel line from a runtime log has no cell: the cell
     // that raised stands for it.)
@@ -121,7 +122,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         probe: None,
         notes: Vec::new(),
     };
-    Findings { report, keys: Keys { cause_site, headline, steps, notes } }
+    Findings { report, keys: Keys { cause_site, headline, steps, notes, blamed_cell } }
 }
 
 /// Whether `torch.compile` is in use: the kernel saw it compile a graph, or a cell's code calls

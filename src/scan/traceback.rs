@@ -99,10 +99,12 @@ impl TbReader {
                 return TbLine::Code;
             }
             Expect::Numbered => {
-                if let Some((arrow, code)) = numbered_code(s) {
+                if let Some((arrow, n, code)) = numbered_code(s) {
                     let code = code.trim();
                     if let Some(f) = tb.frames.last_mut() {
                         if arrow {
+                            // IPython 7 names a cell's frame without its line: the arrow's is it.
+                            f.line = f.line.or((n > 0).then_some(n));
                             f.code = Some((code.to_string(), loc));
                         } else if !code.is_empty() && f.context.len() < 12 {
                             f.context.push((code.to_string(), loc));
@@ -230,10 +232,10 @@ fn perl_space(c: u8) -> bool {
 }
 
 /// An IPython context line (`---> 24     code`, `     22     code`, `❱ 162 code`): whether it
-/// has the arrow, and its code (what follows the number and one space, untrimmed; empty when
-/// nothing does). Read by hand, as the pattern in the tests reads it: the pattern engine of the
+/// has the arrow, its line number, and its code (what follows the number and one space,
+/// untrimmed; empty when nothing does). Read by hand, as the pattern in the tests reads it: the pattern engine of the
 /// package took a tenth of a notebook's analysis on these lines.
-fn numbered_code(s: &str) -> Option<(bool, &str)> {
+fn numbered_code(s: &str) -> Option<(bool, u32, &str)> {
     let ws = |c: &u8| perl_space(*c);
     let b = s.as_bytes();
     let mut i = b.iter().take_while(|c| ws(c)).count();
@@ -251,11 +253,12 @@ fn numbered_code(s: &str) -> Option<(bool, &str)> {
     if digits == 0 {
         return None;
     }
+    let n = s[i..i + digits].parse().unwrap_or(0);
     i += digits;
     match b.get(i) {
-        None => Some((arrow, "")),
+        None => Some((arrow, n, "")),
         // `.` in the pattern stops at a newline.
-        Some(c) if ws(c) && !b[i + 1..].contains(&b'\n') => Some((arrow, &s[i + 1..])),
+        Some(c) if ws(c) && !b[i + 1..].contains(&b'\n') => Some((arrow, n, &s[i + 1..])),
         Some(_) => None,
     }
 }
@@ -455,8 +458,10 @@ mod tests {
                 exception_re.captures(t).map(|c| (c.name("name").unwrap().as_str(), c.name("msg").map(|m| m.as_str())));
             assert_eq!(exception_parts(t), want, "{t:?}");
             exceptions += usize::from(want.is_some());
-            let want =
-                numbered_re.captures(l).map(|c| (c.name("arrow").is_some(), c.name("code").map_or("", |m| m.as_str())));
+            let want = numbered_re.captures(l).map(|c| {
+                let n = c.name("num").unwrap().as_str().parse().unwrap_or(0);
+                (c.name("arrow").is_some(), n, c.name("code").map_or("", |m| m.as_str()))
+            });
             assert_eq!(numbered_code(l), want, "{l:?}");
             numbered += usize::from(want.is_some());
             if p.folded.is_match(l) {

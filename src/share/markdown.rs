@@ -252,7 +252,7 @@ fn stack(md: &mut String, l: Lang, s: &Stack, raised: Option<&RaisedAt>) {
     let Some(r) = raised else { return };
     if let Some((f, c)) = r.user_frame.as_ref().and_then(|f| f.code.as_deref().map(|c| (f, c))) {
         let file = f.line.map_or(f.file.clone(), |n| format!("{}:{n}", f.file));
-        let at = format!("{} · {}", r.place, code(&file));
+        let at = if f.place.is_empty() { format!("{} · {}", r.place, code(&file)) } else { f.place.clone() };
         md.push_str(&format!("- {} {}\n\n", label(l, Msg::ViewBlamed, &code(c)), paren(l, &at)));
     }
 }

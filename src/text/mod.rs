@@ -45,6 +45,16 @@ pub fn location(lang: Lang, at: &crate::report::Location) -> String {
     }
 }
 
+/// Where a line of a cell's code is (`cell [3], code line 4`): `at.line` counts the cell's code,
+/// not its output. A place with no cell is worded as [`location`] words it.
+pub fn code_location(lang: Lang, at: &crate::report::Location) -> String {
+    match (at.cell, at.execution_count) {
+        (_, Some(n)) => Msg::AtCellCode.fill(lang, &[("exec", &n), ("line", &at.line)]),
+        (Some(c), None) => Msg::AtCellPosCode.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),
+        (None, None) => location(lang, at),
+    }
+}
+
 impl crate::rules::RuleDef {
     /// The rule's texts in `lang` (empty when that language's catalogue is not loaded).
     pub fn texts(&self, lang: Lang) -> TextDef {

@@ -8,7 +8,7 @@ use crate::findings::{Arg, Findings, Keys, NoteFinding};
 use crate::probe;
 use crate::report::*;
 use crate::rules::ruleset;
-use crate::text::{location, Lang, Msg};
+use crate::text::{code_location, location, Lang, Msg};
 
 pub mod checklist;
 mod headline;
@@ -50,7 +50,7 @@ pub fn word(r: &mut Report, keys: &Keys, lang: Lang) {
     });
     r.headline = headline::headline(r, &keys.headline, lang);
     r.notes = keys.notes.iter().map(|n| note(n, lang)).collect();
-    word_places(r);
+    word_places(r, keys.blamed_cell.as_ref());
 }
 
 /// The cause's texts in `lang` (its rule's), the op of the site that matched (else the rule's
@@ -150,7 +150,7 @@ fn other_explanation(kind: &str) -> Msg {
 
 /// Writes where each place of the report is, in its language (`where` in the JSON): the page,
 /// the Markdown and the text report show these words and never work them out again.
-fn word_places(r: &mut Report) {
+fn word_places(r: &mut Report, blamed: Option<&Location>) {
     let lang = r.lang;
     let word = |place: &mut String, at: &Location| *place = location(lang, at);
     if let Some(f) = &mut r.first_assert {
@@ -158,6 +158,9 @@ fn word_places(r: &mut Report) {
     }
     if let Some(h) = &mut r.raised_at {
         word(&mut h.place, &h.at);
+        if let (Some(f), Some(at)) = (&mut h.user_frame, blamed) {
+            f.place = code_location(lang, at);
+        }
     }
     if let Some(c) = &mut r.cause {
         let candidates = c.candidates.iter_mut().flat_map(|x| x.evidence.iter_mut());
@@ -172,7 +175,7 @@ fn word_places(r: &mut Report) {
         word(&mut e.place, &e.at);
     }
     if let Some(c) = &mut r.confirmation {
-        c.place = c.line.as_deref().and_then(|l| kernel_line(l, &c.at)).map_or(String::new(), |at| location(lang, &at));
+        c.place = c.line.as_deref().and_then(|l| kernel_line(l, &c.at)).map_or(String::new(), |at| code_location(lang, &at));
     }
 }
 

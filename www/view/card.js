@@ -58,6 +58,9 @@ export const cardView = {
     if (code != null && r.stack) {
       const b = el("p", "fa-blamed");
       b.append(text("span", "", this.label("view_blamed", "")), text("code", "", code), " ");
+      // A cell's line, by its cell (the kernel's file for it means nothing to a reader).
+      const where = r.raised_at.user_frame.where;
+      if (where) b.append(text("span", "fa-blamed-where", where), " ");
       b.append(text("span", r.stack.trustworthy ? "fa-badge ok" : "fa-badge warn", this.t(r.stack.trustworthy ? "view_trusted" : "view_untrusted")));
       card.append(b);
     }
