@@ -29,6 +29,8 @@ enum Format {
     /// Markdown to paste into an issue or a forum post, personal data hidden unless
     /// `--no-redact`.
     Markdown,
+    /// The kernel's card: self-contained HTML (`src/card.rs`).
+    Html,
 }
 
 struct Args {
@@ -137,6 +139,7 @@ fn parse_args(l: Lang, args: Vec<OsString>) -> Result<Option<Args>, String> {
                     "text" => Format::Text,
                     "json" => Format::Json,
                     "markdown" | "md" => Format::Markdown,
+                    "html" => Format::Html,
                     _ => return Err(Msg::CliErrBadFormat.fill(l, &[("value", &v)])),
                 };
             }
@@ -221,6 +224,8 @@ fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
     } else if args.format == Format::Json {
         let s = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         writeln!(out, "{s}")
+    } else if args.format == Format::Html {
+        writeln!(out, "{}", crate::card::html(&report))
     } else {
         let color = args.color.unwrap_or_else(|| {
             io::stdout().is_terminal()

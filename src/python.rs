@@ -38,8 +38,8 @@ fn analyze(
 }
 
 /// A report (its JSON) written as `text` (the CLI's, without colour), `markdown` (the CLI's
-/// `--format markdown`, personal data hidden unless `hide` is false) or `html` (the kernel's
-/// card).
+/// `--format markdown`, personal data hidden unless `hide` is false), `html` (the kernel's
+/// card) or `card` (its plain-text twin).
 #[pyfunction]
 #[pyo3(name = "render", signature = (report, format="text", source=None, hide=true))]
 fn render_report(report: &str, format: &str, source: Option<String>, hide: bool) -> PyResult<String> {
@@ -48,7 +48,8 @@ fn render_report(report: &str, format: &str, source: Option<String>, hide: bool)
         "text" => Ok(render::text(&r, &render::TextOptions { color: false, source, log_source: None, verbose: false })),
         "markdown" => Ok(share::markdown::markdown(&r, &[], hide).markdown),
         "html" => Ok(card::html(&r)),
-        _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text, markdown or html)"))),
+        "card" => Ok(card::text(&r)),
+        _ => Err(PyValueError::new_err(format!("unknown format `{format}` (text, markdown, html or card)"))),
     }
 }
 
@@ -75,6 +76,12 @@ fn say(key: &str, lang: &str, values: Option<std::collections::HashMap<String, S
     Ok(m.fill(l, &args))
 }
 
+/// One line of the kernel's (the latch's) as the card's HTML writes it: escaped, styled alike.
+#[pyfunction]
+fn card_line(text: &str) -> String {
+    card::line_html(text)
+}
+
 /// The probe cell's code in `lang` (what the report hands out to paste; `%first_assert isolate`
 /// runs it): one copy of the checks.
 #[pyfunction]
@@ -97,5 +104,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(say, m)?)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;
+    m.add_function(wrap_pyfunction!(card_line, m)?)?;
     Ok(())
 }

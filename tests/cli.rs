@@ -48,11 +48,21 @@ fn help_and_version() {
     assert_eq!(out.status.code(), Some(0));
     let s = text(&out.stdout);
     assert!(
-        s.contains("Usage: first-assert [--format text|json|markdown] [--no-redact]") && s.contains("Exit status"),
+        s.contains("Usage: first-assert [--format text|json|markdown|html] [--no-redact]") && s.contains("Exit status"),
         "{s}"
     );
     let out = bin().arg("-V").output().unwrap();
     assert_eq!(text(&out.stdout).trim(), format!("first-assert {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn format_html_is_the_kernels_card() {
+    let log = tmp("card.log", b"Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered <script>\n");
+    let out = bin().args(["--format", "html"]).arg(&log).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = text(&out.stdout);
+    assert!(s.starts_with("<div ") && s.contains("data-first-assert-card=\"device_assert\""), "{s}");
+    assert!(s.contains("%load_ext first_assert") && !s.contains("<script"), "{s}");
 }
 
 #[test]
@@ -345,7 +355,9 @@ fn a_1_gib_log_streams_with_bounded_memory() {
     let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     assert!(v["input"]["bytes"].as_u64().unwrap() > 1 << 30);
     assert!(v["first_assert"]["text"].as_str().unwrap().starts_with("../aten"));
-    assert_eq!(v["echo_count"], 1);
+    // The host line is the assert's report (raised_at), not an echo of it.
+    assert_eq!(v["echo_count"], 0);
+    assert!(v["raised_at"]["text"].as_str().unwrap().starts_with("RuntimeError"));
     eprintln!("peak memory for a 1 GiB log: {rss} KiB");
     assert!(rss < 64 * 1024, "peak memory {rss} KiB for a 1 GiB log");
 }
@@ -452,7 +464,7 @@ fn a_runtime_log_joins_a_notebook_or_a_log() {
     let out = run_stdin(&["--log", log_path, "--json"], b"RuntimeError: CUDA error: device-side assert triggered\n");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["first_assert"]["runtime_log"], true, "{r}");
-    assert_eq!(r["echo_count"], 1);
+    assert_eq!(r["echo_count"], 0, "the piped host line is where Python raised it: {r}");
     // The log alone is an input of its own.
     let out = bin().arg(&log).arg("--json").output().unwrap();
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
