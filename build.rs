@@ -226,7 +226,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/rules/needles.rs");
     println!("cargo:rerun-if-changed=probe/probe.py");
     println!("cargo:rerun-if-changed=probe/texts.toml");
-    println!("cargo:rerun-if-changed=python/first_assert/_fd2.py");
+    println!("cargo:rerun-if-changed=python/first_assert/_fd.py");
     println!("cargo:rerun-if-changed=i18n/ops.zh.toml");
     println!("cargo:rerun-if-changed=share/patterns.toml");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");

@@ -28,16 +28,16 @@ pub fn probe_groups(template: &str) -> Vec<(String, String)> {
 /// The probe cell in one language: each `#@@key@@` becomes comment lines and each `@@key@@` the
 /// text inside its Python string; `{version}` the crate's version. `{probe_suspects}` stays for
 /// the engine (`src/probe.rs`).
-/// The probe cell's template with the shared code put in: `#<<fd2>>` is the Python package's
-/// fd-2 forwarding (python/first_assert/_fd2.py), one copy for both.
+/// The probe cell's template with the shared code put in: `#<<fd>>` is the Python package's
+/// forwarding of fd 2 and fd 1 (python/first_assert/_fd.py), one copy for both.
 pub fn probe_template() -> String {
     let template = std::fs::read_to_string("probe/probe.py").unwrap_or_else(|e| fail(format!("probe/probe.py: {e}")));
-    let fd2 = std::fs::read_to_string("python/first_assert/_fd2.py")
-        .unwrap_or_else(|e| fail(format!("python/first_assert/_fd2.py: {e}")));
-    if fd2.contains("@@") || !template.contains("#<<fd2>>") {
-        fail("probe/probe.py needs one `#<<fd2>>`, and python/first_assert/_fd2.py no `@@`".into());
+    let fd = std::fs::read_to_string("python/first_assert/_fd.py")
+        .unwrap_or_else(|e| fail(format!("python/first_assert/_fd.py: {e}")));
+    if fd.contains("@@") || !template.contains("#<<fd>>") {
+        fail("probe/probe.py needs one `#<<fd>>`, and python/first_assert/_fd.py no `@@`".into());
     }
-    template.replacen("#<<fd2>>", fd2.trim_end(), 1)
+    template.replacen("#<<fd>>", fd.trim_end(), 1)
 }
 
 pub fn compose_probe(template: &str, texts: &BTreeMap<String, Message>, lang: &str) -> String {

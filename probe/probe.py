@@ -279,24 +279,25 @@ _OWN = {f.__code__ for f in (_Probe.__torch_function__, _dim_index(0, 0), _range
                              _repeat_interleave)}
 
 
-# The forwarding of fd 2 (python/first_assert/_fd2.py, the Python package's own, put in here by
-# build.rs: one copy of it).
-#<<fd2>>
+# The forwarding of fd 2 and fd 1 (python/first_assert/_fd.py, the Python package's own, put in
+# here by build.rs: one copy of it).
+#<<fd>>
 
 
 class _Switch:
     def __init__(self):
         self.mode = None
-        self.fd2 = _Fd2()
+        self.fds = (_Fd(2), _Fd(1))
 
     def on(self):
         if self.mode is None:
             self.mode = _Probe()
             self.mode.__enter__()
-        # (Where the notebook extension is loaded, it forwards fd 2 already.)
+        # (Where the notebook extension is loaded, it forwards them already.)
         ext = getattr(sys.modules.get("first_assert._kernel"), "_state", None)
-        if _Fd2.kernel_drops_fd2() and ext is None:
-            self.fd2.on()
+        for fd in self.fds:
+            if _Fd.kernel_drops(fd.fd) and ext is None:
+                fd.on()
         print("@@on@@".format(n=len(_CHECKS), suspects="; ".join(_GROUPS[g] for g in _SUSPECTS) or "-"), file=sys.stderr)
 
     def off(self):
@@ -304,7 +305,8 @@ class _Switch:
         if self.mode is not None:
             self.mode.__exit__(None, None, None)
             self.mode = None
-        self.fd2.off()
+        for fd in self.fds:
+            fd.off()
         print("@@off@@", file=sys.stderr)
 
 

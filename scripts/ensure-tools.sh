@@ -17,7 +17,9 @@
 # wheel         a virtual environment with maturin, ziglang and auditwheel (python/requirements-build.txt),
 #               for make wheel. Where: $FIRST_ASSERT_WHEEL_ENV, default ~/.cache/first-assert/wheel
 # torch         a virtual environment with PyPI's torch (tests/probe/requirements.txt), for the
-#               probe cell's tests: ~2 minutes and ~5 GB once, then nothing while the pins hold.
+#               probe cell's tests and Colab's kernel: ~2 minutes and ~5 GB once, then nothing
+#               while the pins hold. Python 3.13 as Colab runs it ($FIRST_ASSERT_COLAB_PYTHON,
+#               else python3.13 on PATH or pyenv's; else python3, said).
 #               Where: $FIRST_ASSERT_TORCH_ENV, default ~/.cache/first-assert/torch
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,22 +113,38 @@ torch_env() {
   printf '%s\n' "${FIRST_ASSERT_TORCH_ENV:-${XDG_CACHE_HOME:-$HOME/.cache}/first-assert/torch}"
 }
 
-torch() {
-  venv "$(torch_env)" tests/probe/requirements.txt "~2 minutes, ~5 GB"
+# The Python Colab runs (3.13): the kernel tests run Colab's pins under it.
+colab_python() {
+  local p
+  for p in "${FIRST_ASSERT_COLAB_PYTHON:-}" "$(command -v python3.13 || true)" "$HOME"/.pyenv/versions/3.13*/bin/python3; do
+    # (A pyenv shim is on PATH whether or not it runs: ask it.)
+    if [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null; then
+      printf '%s\n' "$p"
+      return
+    fi
+  done
+  say "no Python 3.13 here (Colab's): the torch environment uses $(command -v python3)"
+  command -v python3
 }
 
-# venv ENV REQUIREMENTS HOW-LONG: a virtual environment at ENV with REQUIREMENTS installed, made
-# anew only when they changed (a copy of them in ENV says what it holds).
+torch() {
+  venv "$(torch_env)" tests/probe/requirements.txt "~2 minutes, ~5 GB" "$(colab_python)"
+}
+
+# venv ENV REQUIREMENTS HOW-LONG [PYTHON]: a virtual environment at ENV with REQUIREMENTS
+# installed by PYTHON (default python3), made anew only when they or the Python changed (a copy
+# of them and the Python's version in ENV say what it holds).
 venv() {
-  local env=$1 req=$2 stamp="$1/.first-assert-requirements"
-  if [ -x "$env/bin/python" ] && cmp -s "$req" "$stamp"; then
+  local env=$1 req=$2 python=${4:-python3} stamp="$1/.first-assert-requirements" want
+  want=$(cat "$req"; "$python" -c 'import sys; print("# python", sys.version.split()[0])')
+  if [ -x "$env/bin/python" ] && [ "$want" = "$(cat "$stamp" 2>/dev/null)" ]; then
     return
   fi
-  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env (once: $3)"
+  say "installing $(grep -v '^#' "$req" | tr '\n' ' ')into $env with $python (once: $3)"
   rm -rf "$env"
-  python3 -m venv "$env"
+  "$python" -m venv "$env"
   "$env/bin/pip" install --quiet --disable-pip-version-check -r "$req"
-  cp "$req" "$stamp"
+  printf '%s\n' "$want" > "$stamp"
 }
 
 # The environment make wheel builds in; its maturin is $(wheel_env)/bin/maturin.

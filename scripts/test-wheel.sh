@@ -13,10 +13,17 @@ env=$(bash scripts/ensure-tools.sh torch-env)
 cargo build --release --locked --quiet --bin first-assert
 FIRST_ASSERT_BIN=target/release/first-assert "$env/bin/python" -W ignore tests/python/test_package.py
 # %load_ext first_assert in real kernels (the kernels' debugger notes filtered out): Colab's
-# (IPython 7.34, ipykernel 6.17.1, with torch) and today's Jupyter's (IPython 9, ipykernel 7).
-"$env/bin/python" -W ignore tests/python/test_kernel.py 2> >(grep -v -e '^0.00s - ' >&2)
+# (Python 3.13, IPython 7.34, ipykernel 6.17.1, with torch) and today's Jupyter's (IPython 9,
+# ipykernel 7), loaded before the error (test_kernel.py) and after it (test_late.py).
+kernel_tests() {
+  local python=$1 t
+  for t in test_kernel test_late; do
+    (cd tests/python && "$python" -W ignore "$t.py") 2> >(grep -v -e '^0.00s - ' >&2)
+  done
+}
+kernel_tests "$env/bin/python"
 bash scripts/ensure-tools.sh jupyter
 jenv=$(bash scripts/ensure-tools.sh jupyter-env)
 "$jenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
-"$jenv/bin/python" -W ignore tests/python/test_kernel.py 2> >(grep -v -e '^0.00s - ' >&2)
+kernel_tests "$jenv/bin/python"
 printf 'test-wheel: %ds\n' "$(($(date +%s) - start))" >&2

@@ -3,10 +3,11 @@ likely cause and gives the restart-and-isolate steps.
 
 The engine is the same as the ``first-assert`` command's and the web page's (Rust, compiled
 into this package): nothing runs in a subprocess and nothing leaves the machine. In a notebook,
-``%load_ext first_assert`` shows the answer under a cell that fails with a CUDA error.
+``%load_ext first_assert`` shows the answer under a cell that fails with a CUDA error (and, loaded
+after the error, at once, from what the session already holds).
 
     >>> import first_assert
-    >>> report = first_assert.analyze("train.log")   # a path, the text, or bytes
+    >>> report = first_assert.analyze_file("train.log")   # or analyze(text or bytes)
     >>> report["verdict"]
     'device_assert'
     >>> print(first_assert.render(report, "text"))
@@ -20,30 +21,14 @@ from typing import Any, Dict, Optional, Union
 
 from . import _engine
 
-__all__ = ["analyze", "render", "load_ipython_extension", "unload_ipython_extension", "__version__"]
+__all__ = ["analyze", "analyze_file", "render", "load_ipython_extension", "unload_ipython_extension", "__version__"]
 __version__: str = _engine.version()
 
 Report = Dict[str, Any]
 
 
-def _input(text_or_path: Union[str, bytes, "os.PathLike[str]"]) -> "tuple[bytes, Optional[str]]":
-    """The bytes to read and the file name, if the argument names a file."""
-    if isinstance(text_or_path, (bytes, bytearray, memoryview)):
-        return bytes(text_or_path), None
-    if isinstance(text_or_path, os.PathLike):
-        path = os.fspath(text_or_path)
-    elif isinstance(text_or_path, str) and "\n" not in text_or_path and len(text_or_path) < 4096 and os.path.isfile(text_or_path):
-        path = text_or_path
-    elif isinstance(text_or_path, str):
-        return text_or_path.encode("utf-8", "surrogatepass"), None
-    else:
-        raise TypeError(f"analyze() takes text, bytes or a path, not {type(text_or_path).__name__}")
-    with open(path, "rb") as f:
-        return f.read(), os.path.basename(path)
-
-
 def analyze(
-    text_or_path: Union[str, bytes, "os.PathLike[str]"],
+    text: Union[str, bytes, "os.PathLike[str]"],
     lang: str = "en",
     *,
     runtime_log: Optional[str] = None,
@@ -51,19 +36,44 @@ def analyze(
 ) -> Report:
     """The report of a log or a notebook (the ``--json`` contract of the command, as a dict).
 
-    ``text_or_path`` is a path to a log or an ``.ipynb``, the output's text, or its bytes.
+    ``text`` is the output's text (``str``) or its bytes; an ``os.PathLike`` (``pathlib.Path``)
+    is read as a file, as :func:`analyze_file` reads it. A ``str`` is always text, never a file
+    name: ``analyze(open("train.log").read())`` or ``analyze_file("train.log")``.
     ``lang`` is ``"en"`` or ``"zh"``; ``runtime_log`` the kernel's own log read beside it
     (Colab's Runtime > View runtime logs); ``host`` ``"colab"`` when the output was read there.
     Raises ``ValueError`` for input that is no log or notebook (an archive, a broken notebook).
     """
-    data, name = _input(text_or_path)
-    return json.loads(_engine.analyze(data, name, lang, runtime_log, host))
+    if isinstance(text, os.PathLike):
+        return analyze_file(text, lang, runtime_log=runtime_log, host=host)
+    if isinstance(text, str):
+        data = text.encode("utf-8", "surrogatepass")
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+    else:
+        raise TypeError(f"analyze() takes text (str) or bytes, or a path as os.PathLike, not {type(text).__name__}")
+    return json.loads(_engine.analyze(data, None, lang, runtime_log, host))
+
+
+def analyze_file(
+    path: Union[str, "os.PathLike[str]"],
+    lang: str = "en",
+    *,
+    runtime_log: Optional[str] = None,
+    host: Optional[str] = None,
+) -> Report:
+    """The report of a log or a notebook (``.ipynb``) file. Raises ``FileNotFoundError`` when
+    there is no such file, and ``ValueError`` when it is no log or notebook."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    return json.loads(_engine.analyze(data, os.path.basename(path), lang, runtime_log, host))
 
 
 def render(report: Report, format: str = "text") -> str:
     """A report written as ``"text"`` (the command's report, without colour), ``"markdown"``
-    (to paste into an issue or a forum post; personal data hidden) or ``"html"`` (the card the
-    notebook extension shows: self-contained, every text from the output escaped)."""
+    (to paste into an issue or a forum post; personal data hidden), ``"html"`` (the card the
+    notebook extension shows: self-contained, every text from the output escaped) or ``"card"``
+    (the card's plain-text twin)."""
     return _engine.render(json.dumps(report), format)
 
 

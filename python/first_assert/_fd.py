@@ -2,18 +2,21 @@ import os
 import sys
 
 
-class _Fd2:
-    # fd 2 brought into a notebook cell, for the kernel's own "Assertion ... failed" lines (the
-    # CUDA runtime writes them there). The Python package and the probe cell share this code.
+class _Fd:
+    # A C-level output stream, fd 2 or fd 1, brought into a notebook cell: the CUDA runtime
+    # writes the kernel's "Assertion ... failed" lines to fd 2, and a device's printf (PyTorch's
+    # "[CUDA_KERNEL_ASSERT] ..." value lines, Triton's device_print) to fd 1. The Python package
+    # and the probe cell share this code.
     #
-    # fd 2 becomes a pipe (1 MiB where the OS allows: a device's printf buffer is 1 MiB) whose
+    # The fd becomes a pipe (1 MiB where the OS allows: a device's printf buffer is 1 MiB) whose
     # reader is a small helper process, not a thread of this one: it writes every byte on to the
-    # original fd 2 at once (the runtime log keeps what it kept before, and the last words of a
+    # original fd at once (the runtime log keeps what it kept before, and the last words of a
     # kernel that dies) and to a copy file. So a writer never waits on this process's GIL, and a
     # fork that still holds the pipe is drained by the helper. In this process a thread reads the
-    # copy into the cell's stream when `show` (the kernel does not show fd 2 itself), and
-    # `text()` is what fd 2 printed since on().
-    def __init__(self):
+    # copy into the cell's stream when `show` (the kernel does not show the fd itself), and
+    # `text()` is what the fd printed since on().
+    def __init__(self, fd=2):
+        self.fd = fd
         self.saved = None
         self.copy = None
         self.helper = None
@@ -23,13 +26,18 @@ class _Fd2:
         # ipykernel 7 files a thread's output under no cell unless told.
         self.parent = None
 
+    def stream(self):
+        # The kernel's own stream for this fd (sys.stdout for 1, sys.stderr for 2).
+        return sys.stdout if self.fd == 1 else sys.stderr
+
     @staticmethod
-    def kernel_drops_fd2():
+    def kernel_drops(fd=2):
         # A kernel's own stream whose fileno() raises: ipykernel without fd capture (Colab's).
-        if not type(sys.stderr).__module__.startswith("ipykernel"):
+        stream = sys.stdout if fd == 1 else sys.stderr
+        if not type(stream).__module__.startswith("ipykernel"):
             return False
         try:
-            sys.stderr.fileno()
+            stream.fileno()
             return False
         except Exception:
             return True
@@ -48,7 +56,7 @@ class _Fd2:
             fcntl.fcntl(w, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
         except Exception:
             pass  # the OS's default size
-        self.copy = tempfile.TemporaryFile(prefix="first-assert-fd2-")
+        self.copy = tempfile.TemporaryFile(prefix="first-assert-fd%d-" % self.fd)
         cf = self.copy.fileno()
         pump = (
             "import os,sys\n"
@@ -68,7 +76,7 @@ class _Fd2:
             " put(1,b)\n"
             " put(c,b)\n"
         )
-        self.saved = os.dup(2)
+        self.saved = os.dup(self.fd)
         try:
             self.helper = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", pump, str(cf)],
@@ -81,14 +89,15 @@ class _Fd2:
             os.close(self.saved)
             self.saved = None
             self.copy.close()
+            self.copy = None
             return
         os.close(r)
-        os.dup2(w, 2)
+        os.dup2(w, self.fd)
         os.close(w)
         self.stop = threading.Event()
         if show:
-            stream = sys.stderr
-            self.thread = threading.Thread(target=self._show, args=(stream,), name="first-assert-fd2", daemon=True)
+            name = "first-assert-fd%d" % self.fd
+            self.thread = threading.Thread(target=self._show, args=(self.stream(),), name=name, daemon=True)
             self.thread.start()
 
     def _read(self, at):
@@ -122,16 +131,29 @@ class _Fd2:
                 return
 
     def text(self, since=0):
-        # What fd 2 printed since byte `since` of the copy (decoded), and where it ends.
+        # What the fd printed since byte `since` of the copy (decoded), and where it ends.
         if self.copy is None:
             return "", since
         b = self._read(since)
         return b.decode("utf-8", "replace"), since + len(b)
 
+    def pending(self):
+        # Bytes written into the pipe that the helper has not read yet.
+        if self.saved is None:
+            return 0
+        try:
+            import fcntl
+            import struct
+            import termios
+
+            return struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        except OSError:
+            return 0
+
     def off(self):
         if self.saved is None:
             return
-        os.dup2(self.saved, 2)  # this process no longer writes into the pipe
+        os.dup2(self.saved, self.fd)  # this process no longer writes into the pipe
         os.close(self.saved)
         self.saved = None
         # What was written before this moment is in the pipe: the helper drains it in

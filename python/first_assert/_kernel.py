@@ -1,43 +1,42 @@
-"""``%load_ext first_assert``: the answer under the failing cell, and ``%first_assert isolate``.
+"""``%load_ext first_assert``: the answer under the failing cell.
 
-On load, fd 2 comes into the cell where the kernel does not show it (Colab's: the kernel's own
-``Assertion ... failed`` lines), and a copy of it is kept per cell either way. After each cell,
-when it raised a CUDA error (``torch.AcceleratorError``, a ``RuntimeError`` with the CUDA error
-text, the probe's ``FirstAssertError``, PyTorch's CPU error for the same bug), the engine reads
-every cell run since the load (its code, its execution count, what it printed to fd 2, its
-traceback) as a notebook, and the card is shown under the traceback: HTML, and the command
-line's text report as ``text/plain``. Once a device-side assert has been seen, a later failing
-cell gets one line (CUDA stays broken until a restart) instead of a second diagnosis.
-
-``%first_assert isolate`` is the checklist's next step inside the kernel: it sets
-``CUDA_LAUNCH_BLOCKING=1`` when CUDA has not started (and says when it is too late), and runs the
-probe cell's code (the same code the report hands out), whose ``FirstAssertError`` this reads
-back as the confirmed cause, in the same cell; ``%first_assert off`` ends it.
+On load, the extension reads what the session already holds (``_late``: Colab's notebook,
+IPython's history, or the last error) and, when a CUDA error is among it, shows the card in the
+load cell at once, the first assert at the cell where it really was. From then on fd 2 and fd 1
+come into the cell where the kernel does not show them (Colab's: the kernel's own ``Assertion
+... failed`` lines on fd 2, a device's ``printf`` and PyTorch's ``[CUDA_KERNEL_ASSERT]`` value
+lines on fd 1), and a copy of each is kept per cell either way. After each cell that raised a
+CUDA error (``torch.AcceleratorError``, a ``RuntimeError`` with the CUDA error text, the probe's
+``FirstAssertError``, PyTorch's CPU error for the same bug), the engine reads every cell it holds
+(code, execution count, fd 1 and fd 2, traceback) as a notebook, and the card is shown under the
+traceback: HTML, and its plain-text twin. Once a device-side assert has been seen, a later
+failing cell gets one line (CUDA stays broken until a restart) instead of a second diagnosis.
 
 Colab keeps what it has: no ``showtraceback`` override, no custom exception handler. A failure in
 here never hides the user's traceback: it prints one line and the extension turns itself off.
+``%first_assert`` (``_magic``) turns it off and on, isolates, and says what it holds.
 """
 
 import json
 import sys
 import traceback
 
-from . import _engine
-from ._fd2 import _Fd2
+from . import _engine, _late
+from ._fd import _Fd
 
-# What is kept of each cell: at most this many cells, and this much of a cell's fd-2 text.
+# What is kept of each cell: at most this many cells, and this much of a cell's fd text.
 MAX_CELLS = 500
-MAX_FD2 = 1 << 20
+MAX_FD = 1 << 20
+
+_state = None
 
 
 def _bounded(text):
-    """A cell's fd-2 text within MAX_FD2: its head (where the first assert is) and its tail."""
-    if len(text) <= MAX_FD2:
+    """A cell's fd text within MAX_FD: its head (where the first assert is) and its tail."""
+    if len(text) <= MAX_FD:
         return text
-    head = text[: MAX_FD2 * 3 // 4]
-    return head[: head.rfind("\n") + 1] + "\n[first-assert: fd 2 cut here]\n" + text[-MAX_FD2 // 4 :]
-
-_state = None
+    head = text[: MAX_FD * 3 // 4]
+    return head[: head.rfind("\n") + 1] + "\n[first-assert: cut here]\n" + text[-MAX_FD // 4 :]
 
 
 def _cuda_error(e):
@@ -55,18 +54,24 @@ def _cuda_error(e):
     return name in ("IndexError", "RuntimeError", "ValueError") and ("out of bounds" in text or "out of range" in text)
 
 
+def say(key, lang, **values):
+    return _engine.say(key, lang, **{k: str(v) for k, v in values.items()})
+
+
 class _Session:
     def __init__(self, ip, lang):
         self.ip = ip
         self.lang = lang
-        self.cells = []
+        self.on = True
+        self.cells = []  # nbformat code cells in run order: what the engine reads
+        self.read = "since_load"  # where the cells came from (the card says it)
+        self.late = 0  # how many of them ran before the load
         self.source = ""
-        self.mark = 0
         self.latched = None  # the cell [n] of the first device-side assert
-        self.fd2 = _Fd2()
-        if type(sys.stderr).__module__.startswith("ipykernel"):
-            # Shown in the cell only where the kernel drops fd 2; kept either way.
-            self.fd2.on(show=_Fd2.kernel_drops_fd2())
+        # fd 2 first: the kernel's own lines; fd 1: a device's printf.
+        self.fds = (_Fd(2), _Fd(1))
+        self.marks = [0, 0]
+        self.forwarding()
         self.host = "colab" if "google.colab" in sys.modules else None
         # What only the kernel knows: whether CUDA_LAUNCH_BLOCKING=1 was in force when CUDA
         # started (None: not started yet, or before the load), and the device.
@@ -74,6 +79,17 @@ class _Session:
         if _cuda_started():
             self.cuda = (None, _device())
         self.compile_was = None  # torch.compile's switch before isolating
+
+    def forwarding(self):
+        """fd 2 and fd 1 into the cell where the kernel drops them; kept either way."""
+        for i, fd in enumerate(self.fds):
+            if type(fd.stream()).__module__.startswith("ipykernel"):
+                fd.on(show=_Fd.kernel_drops(fd.fd))
+            self.marks[i] = fd.text(0)[1]
+
+    def shown(self):
+        """The fds brought into the cells (the kernel does not show them)."""
+        return [fd.fd for fd in self.fds if fd.thread is not None]
 
     def watch(self):
         """After each cell: whether CUDA started in it, and what was in force when it did."""
@@ -91,42 +107,46 @@ class _Session:
         stats = getattr(sys.modules.get("torch._dynamo.utils"), "counters", {}).get("stats", {})
         version = str(getattr(torch, "__version__", "")) if torch is not None else ""
         return {"torch": version or None, "device": device, "launch_blocking": lb,
-                "compiled": bool(stats.get("unique_graphs"))}
+                "compiled": bool(stats.get("unique_graphs")), "read": self.read, "late_cells": self.late}
+
+    def streams(self):
+        """What fd 1 and fd 2 printed since the last call, as a cell's stream outputs (fd 1's first:
+        a device's printf line comes before the assertion line it explains)."""
+        out = []
+        for i in (1, 0):
+            text, self.marks[i] = self.fds[i].text(self.marks[i])
+            if text:
+                out.append({"output_type": "stream", "name": "stdout" if i else "stderr", "text": _bounded(text)})
+        return out
 
     def pre(self, info=None):
         self.source = getattr(info, "raw_cell", None) or ""
-        self.fd2.parent = getattr(sys.stderr, "parent_header", None)
-        # What fd 2 printed after the last cell ended is that cell's (the helper's copy trails
+        for fd in self.fds:
+            fd.parent = getattr(fd.stream(), "parent_header", None)
+        # What the fds printed after the last cell ended is that cell's (the helper's copy trails
         # the writes by a little).
-        self.late()
-
-    def late(self):
-        text, self.mark = self.fd2.text(self.mark)
-        if text and self.cells:
+        late = self.streams()
+        if late and self.cells:
             outputs = self.cells[-1]["outputs"]
-            if outputs and outputs[0].get("name") == "stderr":
-                outputs[0]["text"] = _bounded(outputs[0]["text"] + text)
-            else:
-                outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": _bounded(text)})
+            for s in late:
+                same = next((o for o in outputs if o.get("output_type") == "stream" and o.get("name") == s["name"]), None)
+                if same is not None:
+                    same["text"] = _bounded(same["text"] + s["text"])
+                else:
+                    outputs.insert(0, s)
 
     def settle(self):
-        # What this cell wrote to fd 2 may still be on its way to the copy (through the pipe and
-        # the helper): waits until the pipe is empty and the copy has not grown for 10 ms (at
+        # What this cell wrote may still be on its way to the copy (through the pipe and the
+        # helper): waits until the pipes are empty and the copies have not grown for 10 ms (at
         # most 0.3 s; 10 ms when nothing was written).
-        import fcntl
-        import struct
-        import termios
         import time
 
-        if self.fd2.saved is None:
+        if all(fd.saved is None for fd in self.fds):
             return
         size = None
         for _ in range(30):
-            try:
-                pending = struct.unpack("i", fcntl.ioctl(2, termios.FIONREAD, b"\0\0\0\0"))[0]
-            except OSError:
-                pending = 0
-            now = self.fd2.text(self.mark)[1]
+            pending = sum(fd.pending() for fd in self.fds)
+            now = tuple(fd.text(m)[1] for fd, m in zip(self.fds, self.marks))
             if pending == 0 and now == size:
                 return
             size = now
@@ -136,40 +156,50 @@ class _Session:
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         self.watch()
         self.settle()
-        text, self.mark = self.fd2.text(self.mark)
-        outputs = []
-        if text:
-            outputs.append({"output_type": "stream", "name": "stderr", "text": _bounded(text)})
+        outputs = self.streams()
         if error is not None:
-            tb = traceback.format_exception(type(error), error, error.__traceback__)
             outputs.append({"output_type": "error", "ename": type(error).__name__, "evalue": str(error)[:4000],
-                            "traceback": "".join(tb)[-200_000:].splitlines()})
+                            "traceback": _traceback(self.ip, error)})
         count = getattr(result, "execution_count", None)
+        # A count read before the load (the load cell itself, on Colab) is this run's now.
+        self.cells = [c for c in self.cells if count is None or c["execution_count"] != count]
         self.cells.append({"cell_type": "code", "execution_count": count, "source": self.source, "outputs": outputs})
         del self.cells[:-MAX_CELLS]
-        if _cuda_error(error):
+        if self.on and _cuda_error(error):
             self.answer(count)
 
-    def answer(self, count):
-        from IPython.display import display
-
-        if self.latched is not None:
-            line = _engine.say("latch", self.lang, cell=self.latched)
-            display({"text/plain": line, "text/html": "<div style=\"font:13px/1.5 system-ui,sans-serif;color:#1d1f23;"
-                     "background:#fff8f6;border-left:4px solid #b3261e;padding:6px 12px;margin:6px 0\">"
-                     + _escape(line) + "</div>"}, raw=True)
-            return
+    def analyze(self):
         nb = {"cells": [dict(c, index=i) for i, c in enumerate(self.cells)]}
         report = _engine.analyze(json.dumps(nb).encode(), "session.ipynb", self.lang, None, self.host,
                                  json.dumps(self.facts()))
-        r = json.loads(report)
-        if r["verdict"] not in ("device_assert", "confirmed"):
-            return
+        return report, json.loads(report)
+
+    def answer(self, count=None):
+        """The card under the failing cell, or the latch's line; whether anything was shown."""
+        from IPython.display import display
+
+        if self.latched is not None:
+            line = say("latch", self.lang, cell=self.latched)
+            display({"text/plain": line, "text/html": _engine.card_line(line)}, raw=True)
+            return True
+        report, r = self.analyze()
+        if r["verdict"] not in ("device_assert", "confirmed", "other_cuda_error"):
+            return False
         if r["verdict"] == "device_assert":
-            fa = r.get("first_assert") or {}
-            n = fa.get("execution_count")
+            n = (r.get("first_assert") or {}).get("execution_count")
             self.latched = "[%s]" % (n if n is not None else count)
-        display({"text/html": _engine.render(report, "html"), "text/plain": _engine.render(report, "text")}, raw=True)
+        display({"text/html": _engine.render(report, "html"), "text/plain": _engine.render(report, "card")}, raw=True)
+        return True
+
+
+def _traceback(ip, e):
+    """The traceback as the cell shows it (IPython's own formatting), else Python's; bounded."""
+    try:
+        tb = ip.InteractiveTB.structured_traceback(type(e), e, e.__traceback__, tb_offset=1)
+        text = "\n".join(tb)
+    except Exception:
+        text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return text[-200_000:].splitlines()
 
 
 def _cuda_started():
@@ -188,72 +218,8 @@ def _device():
         return None
 
 
-def _compiling(s, on):
-    """torch.compile off while isolating (the probe sees no op inside a compiled graph), and its
-    switch as it was after."""
-    import os
-
-    dynamo = sys.modules.get("torch._dynamo")
-    if not on:
-        if s.compile_was is not None:
-            if dynamo is not None:
-                dynamo.config.disable = s.compile_was
-            os.environ.pop("TORCH_COMPILE_DISABLE", None)
-        s.compile_was = None
-        return
-    if s.compile_was is None:
-        s.compile_was = bool(dynamo.config.disable) if dynamo is not None else False
-    if dynamo is not None:
-        dynamo.config.disable = True
-    os.environ["TORCH_COMPILE_DISABLE"] = "1"  # read when torch._dynamo is first imported
-
-
-def _magic(line):
-    """``%first_assert isolate | off | status | lang en|zh``."""
-    s = _state
-    if s is None:
-        return
-    words = line.split()
-    what = words[0] if words else ""
-    if what == "isolate":
-        import os
-
-        torch = sys.modules.get("torch")
-        late = torch is not None and torch.cuda.is_initialized()
-        if not late:
-            os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
-        _compiling(s, True)
-        # The probe cell's own code, run as if pasted (one copy of the checks).
-        exec(compile(_engine.probe(s.lang), "<first-assert probe>", "exec"), s.ip.user_ns)
-        print(_engine.say("isolate_late" if late else "isolate", s.lang))
-    elif what == "off":
-        probe = s.ip.user_ns.get("first_assert_probe")
-        if probe is not None:
-            probe.off()
-        _compiling(s, False)
-        print(_engine.say("off", s.lang))
-    elif what == "lang" and len(words) == 2 and words[1] in ("en", "zh"):
-        s.lang = words[1]
-    elif what == "status":
-        on = s.fd2.saved is not None
-        probe = s.ip.user_ns.get("first_assert_probe")
-        isolating = probe is not None and getattr(probe, "mode", None) is not None
-        yes, no = ("是", "否") if s.lang == "zh" else ("yes", "no")
-        fd2 = ("转发到单元格" if s.lang == "zh" else "forwarded to the cell") if on and s.fd2.thread else (
-            ("已记录" if s.lang == "zh" else "kept") if on else ("未接管" if s.lang == "zh" else "left alone"))
-        print(_engine.say("status", s.lang, cells=str(len(s.cells)), fd2=fd2, first=s.latched or no,
-                          isolate=yes if isolating else no, language=s.lang))
-    else:
-        print(_engine.say("usage", s.lang))
-
-
-def _escape(s):
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _guarded(method):
     def run(*args):
-        global _state
         s = _state
         if s is None:
             return
@@ -261,7 +227,7 @@ def _guarded(method):
             getattr(s, method)(*args)
         except Exception as e:  # never in the way of the user's own traceback
             try:
-                print(_engine.say("disabled", s.lang, error=type(e).__name__ + ": " + str(e)[:200]), file=sys.stderr)
+                print(say("disabled", s.lang, error=type(e).__name__ + ": " + str(e)[:200]), file=sys.stderr)
             finally:
                 unload(s.ip)
     run.__name__ = "first_assert_" + method
@@ -272,20 +238,42 @@ _pre = _guarded("pre")
 _post = _guarded("post")
 
 
+def _language():
+    import locale
+    import os
+
+    tag = os.environ.get("LC_ALL") or os.environ.get("LANG") or (locale.getlocale()[0] or "")
+    return "zh" if tag.lower().startswith("zh") else "en"
+
+
 def load(ip, lang=None):
     global _state
     if _state is not None:
+        print(say("already", _state.lang))
         return
-    if lang is None:
-        import locale
-        import os
+    from . import _magic
 
-        tag = os.environ.get("LC_ALL") or os.environ.get("LANG") or (locale.getlocale()[0] or "")
-        lang = "zh" if tag.lower().startswith("zh") else "en"
-    _state = _Session(ip, lang)
+    s = _state = _Session(ip, lang or _language())
     ip.events.register("pre_run_cell", _pre)
     ip.events.register("post_run_cell", _post)
-    ip.register_magic_function(_magic, "line", "first_assert")
+    ip.register_magic_function(_magic.magic, "line", "first_assert")
+    print(_magic.on_line(s))
+    try:
+        catch_up(s, ip)
+    except Exception as e:  # the read is a bonus: the extension works without it
+        print(say("read_failed", s.lang, why=type(e).__name__ + ": " + str(e)[:200]))
+
+
+def catch_up(s, ip):
+    """Loaded after the error: what the session already holds, and the card when a CUDA error
+    is among it (in the load cell, now)."""
+    held = _late.read(ip, _late.load_count(ip))
+    if held.source is None:
+        print(say("read_failed", s.lang, why=say("why_" + held.problem, s.lang, detail=held.detail)))
+        return
+    s.cells, s.read, s.late = held.cells + s.cells, held.source, len(held.cells)
+    if not s.answer():
+        print(say("read_clean", s.lang, n=s.late, source=say("source_" + held.source, s.lang)))
 
 
 def unload(ip):
@@ -298,4 +286,5 @@ def unload(ip):
             ip.events.unregister(event, f)
         except ValueError:
             pass
-    s.fd2.off()
+    for fd in s.fds:
+        fd.off()

@@ -63,7 +63,7 @@ class Api(unittest.TestCase):
                 continue
             want = json.loads(out)
             self.assertEqual(first_assert.analyze(path, "zh"), want, path.name)
-            self.assertEqual(first_assert.analyze(str(path), "zh"), want, path.name)
+            self.assertEqual(first_assert.analyze_file(str(path), "zh"), want, path.name)
             if path.suffix == ".log":
                 data = path.read_bytes()
                 self.assertEqual(first_assert.analyze(data, "zh"), want, path.name)
@@ -95,6 +95,19 @@ class Api(unittest.TestCase):
             first_assert.analyze("RuntimeError: CUDA error: device-side assert triggered\n", lang="fr")
         with self.assertRaises(TypeError):
             first_assert.analyze(42)
+
+    def test_a_str_is_text_and_a_missing_file_is_file_not_found(self):
+        # A mistyped file name is not read as a log that has no assert.
+        with self.assertRaises(FileNotFoundError):
+            first_assert.analyze_file("trian.log")
+        with self.assertRaises(FileNotFoundError):
+            first_assert.analyze(Path("trian.log"))
+        with tempfile.TemporaryDirectory() as d:
+            log = Path(d) / "train.log"
+            log.write_text("RuntimeError: CUDA error: device-side assert triggered\n")
+            self.assertEqual(first_assert.analyze_file(log)["verdict"], "device_assert")
+            # The path as a str is text, whatever file it names.
+            self.assertEqual(first_assert.analyze(str(log))["verdict"], "clean")
 
     def test_the_wheel_is_one_abi3_manylinux_2_17_wheel(self):
         wheels = list((ROOT / "dist/wheels").glob("*.whl"))
