@@ -95,21 +95,19 @@ pub(super) fn frame(f: &TbFrame) -> Frame {
 /// names none).
 fn named_count(path: &str) -> Option<i64> {
     let p = path.trim_start();
-    let rest = ["Cell In[", "Input In [", "<ipython-input-", "/tmp/ipython-input-"]
+    let (rest, close) = [("Cell In[", b']'), ("Input In [", b']'), ("<ipython-input-", b'-'), ("/tmp/ipython-input-", b'-')]
         .iter()
-        .find_map(|head| p.strip_prefix(head))?;
+        .find_map(|(head, close)| p.strip_prefix(head).map(|r| (r, *close)))?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let end = rest.as_bytes().get(digits).copied();
-    let closed = if p.starts_with("Cell") || p.starts_with("Input") { end == Some(b']') } else { end == Some(b'-') };
-    if digits == 0 || !closed {
-        return None;
-    }
-    rest[..digits].parse().ok()
+    (digits > 0 && digits < 12 && rest.as_bytes().get(digits) == Some(&close))
+        .then(|| rest.bytes().take(digits).fold(0, |n, d| n * 10 + i64::from(d - b'0')))
 }
 
 /// Where a frame's line is when the frame is a notebook cell's code: in the cell its header
-/// names, else in the cell whose code has the frame's line at that line number (the
-/// traceback's own cell first, else the latest that ran before it). `None` for any other frame.
+/// names, else in the latest cell that ran no later than the traceback's own and whose code has
+/// the frame's line at that line number (the traceback's own cell first, so). `None` for any
+/// other frame.
+#[inline(never)]
 pub(super) fn frame_cell(f: &TbFrame, cells: &[CellSource], tb_at: Location) -> Option<Location> {
     let line = f.line.filter(|&n| n > 0)?;
     if !crate::facts::is_cell_file(&f.path, true) {
@@ -122,11 +120,11 @@ pub(super) fn frame_cell(f: &TbFrame, cells: &[CellSource], tb_at: Location) -> 
     // (A traceback may show the line cut short: at its width, or where a `\n` in it was read
     // as a line break.)
     let code = f.code.as_ref()?.0.trim();
-    let same = |l: &str| l == code || (code.len() >= 16 && l.starts_with(code));
-    let has = |c: &&CellSource| c.source.lines().nth(line as usize - 1).is_some_and(|l| same(l.trim()));
-    let own = cells.iter().find(|c| Some(c.index) == tb_at.cell);
-    let before = |c: &&CellSource| own.is_none_or(|o| c.order <= o.order);
-    let cell = own.filter(has).or_else(|| cells.iter().filter(before).filter(has).max_by_key(|c| c.order))?;
+    let last = cells.iter().find(|c| Some(c.index) == tb_at.cell).map_or(u64::MAX, |c| c.order);
+    let cell = cells.iter().rev().filter(|c| c.order <= last).find(|c| {
+        let l = c.source.lines().nth(line as usize - 1).unwrap_or("").trim();
+        !l.is_empty() && (l == code || (code.len() >= 16 && l.starts_with(code)))
+    })?;
     Some(at(Some(cell.index), cell.execution_count))
 }
 

@@ -253,7 +253,7 @@ fn numbered_code(s: &str) -> Option<(bool, u32, &str)> {
     if digits == 0 {
         return None;
     }
-    let n = s[i..i + digits].parse().unwrap_or(0);
+    let n = b[i..i + digits].iter().fold(0u32, |n, d| n.saturating_mul(10).saturating_add(u32::from(d - b'0')));
     i += digits;
     match b.get(i) {
         None => Some((arrow, n, "")),

@@ -30,28 +30,29 @@ impl Msg {
     }
 }
 
-/// Says where something is: `line 12`, or `cell [3], line 12` in a notebook (`cell #4, line 12`
-/// for a cell that never ran).
+/// Says where something is: `line 12`, or `cell [3], output line 12` in a notebook (`cell #4,
+/// output line 12` for a cell that never ran).
 pub fn location(lang: Lang, at: &crate::report::Location) -> String {
-    // Users find a cell by the `[n]` beside it, so that comes first; the report's `cell` is
-    // the 0-based index, shown counted from 1 when a cell never ran.
-    if at.runtime_log {
-        return Msg::AtRuntimeLog.fill(lang, &[("line", &at.line)]);
-    }
-    match (at.cell, at.execution_count) {
-        (Some(_), Some(n)) => Msg::AtCell.fill(lang, &[("exec", &n), ("line", &at.line)]),
-        (Some(c), None) => Msg::AtCellPos.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),
-        (None, _) => Msg::AtLine.fill(lang, &[("line", &at.line)]),
-    }
+    place(lang, at, false)
 }
 
 /// Where a line of a cell's code is (`cell [3], code line 4`): `at.line` counts the cell's code,
 /// not its output. A place with no cell is worded as [`location`] words it.
 pub fn code_location(lang: Lang, at: &crate::report::Location) -> String {
+    place(lang, at, true)
+}
+
+fn place(lang: Lang, at: &crate::report::Location, code: bool) -> String {
+    // Users find a cell by the `[n]` beside it, so that comes first; the report's `cell` is
+    // the 0-based index, shown counted from 1 when a cell never ran.
+    if at.runtime_log {
+        return Msg::AtRuntimeLog.fill(lang, &[("line", &at.line)]);
+    }
+    let (by_count, by_pos) = if code { (Msg::AtCellCode, Msg::AtCellPosCode) } else { (Msg::AtCell, Msg::AtCellPos) };
     match (at.cell, at.execution_count) {
-        (_, Some(n)) => Msg::AtCellCode.fill(lang, &[("exec", &n), ("line", &at.line)]),
-        (Some(c), None) => Msg::AtCellPosCode.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),
-        (None, None) => location(lang, at),
+        (Some(_), Some(n)) | (None, Some(n)) if code || at.cell.is_some() => by_count.fill(lang, &[("exec", &n), ("line", &at.line)]),
+        (Some(c), None) => by_pos.fill(lang, &[("pos", &(u64::from(c) + 1)), ("line", &at.line)]),
+        _ => Msg::AtLine.fill(lang, &[("line", &at.line)]),
     }
 }
 

@@ -383,7 +383,9 @@ test("a long log's map fits a phone's strip: every run of lines visible, the fir
   const lines = [];
   for (let i = 1; i <= 600; i++) lines.push(`step ${i} loss ${(1 / i).toFixed(4)}`);
   lines[299] = "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.";
+  // Python raises it (the assert's report), then a later call fails again (its echo).
   lines.push("Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "    loss.item()", "RuntimeError: CUDA error: device-side assert triggered");
+  lines.push("saving a checkpoint", "RuntimeError: CUDA error: device-side assert triggered");
   const text = lines.join("\n") + "\n";
   for (const size of ["phone", "laptop"]) {
     const { ctx, page, log } = await context(size, "en");
