@@ -42,6 +42,7 @@ serve: web
 	target/release/examples/serve --root www --port $(PORT)
 
 test: tools
+	node scripts/lint-workflows.mjs
 	$(CARGO) test --locked
 	CHROMEDRIVER=$${CHROMEDRIVER:-/usr/bin/chromedriver} $(CARGO) test --locked --target wasm32-unknown-unknown --features embedded-texts --test web
 	@bash scripts/build-web.sh
