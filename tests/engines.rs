@@ -1,6 +1,7 @@
-//! The CLI matches with `regex`, the WebAssembly package with `regex-lite` (see `src/re.rs`).
-//! Every pattern the engine has must compile in both (a pattern that does not would stop the
-//! package at its first use) and find the same spans and groups on every line we have.
+//! The CLI matches with `regex`, the WebAssembly package with its own Pike VM (`src/re/pike.rs`,
+//! in place of `regex-lite`, which is kept here as a third opinion). Every pattern the engine
+//! has must compile in both (a pattern that does not would stop the package at its first use)
+//! and find the same spans and groups, and the same run of matches, on every line we have.
 #![cfg(not(target_arch = "wasm32"))]
 
 use first_assert::re;
@@ -69,12 +70,22 @@ fn every_pattern_compiles_in_both_engines_and_they_agree() {
         // the CLI's has not, and `(?i)` fails to compile there.
         assert!(!src.contains("(?i)") && !src.contains("(?i:"), "`{src}`: write the cases out, or `(?i-u:…)`");
         let native = re::compile(&src).unwrap_or_else(|e| panic!("regex: {e}"));
+        let pike = re::pike::Regex::new(&src).unwrap_or_else(|e| panic!("the package's engine rejects `{src}`: {e}"));
         let lite = regex_lite::Regex::new(&src).unwrap_or_else(|e| panic!("regex-lite rejects `{src}`: {e}"));
-        assert_eq!(native.captures_len(), lite.captures_len(), "group count of `{src}`");
+        assert_eq!(native.captures_len(), pike.captures_len(), "group count of `{src}`");
         for line in &lines {
             let a = native.captures(line).map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
-            let b = lite.captures(line).map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
+            let b = pike.captures(line).map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
             assert_eq!(a, b, "the engines disagree on `{src}`\nline: {line:?}\nregex: {}", re::ascii_perl(&src));
+            let c = lite.captures(line).map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
+            assert_eq!(b, c, "regex-lite disagrees on `{src}`\nline: {line:?}");
+            // Every match, as the scanner iterates them.
+            let all = |it: Vec<std::ops::Range<usize>>| it;
+            assert_eq!(
+                all(native.find_iter(line).map(|m| m.range()).collect()),
+                all(pike.find_iter(line).map(|m| m.range()).collect()),
+                "every match of `{src}` in {line:?}"
+            );
             compared += 1;
         }
     }
@@ -107,6 +118,8 @@ fn ascii_translation() {
     // δ is no word character in ASCII terms: no boundary before it, as in regex-lite.
     assert!(!re::compile(r"\bδ").unwrap().is_match("δ"));
     assert!(!regex_lite::Regex::new(r"\bδ").unwrap().is_match("δ"));
+    assert!(!re::pike::Regex::new(r"\bδ").unwrap().is_match("δ"));
+    assert!(re::pike::Regex::new(r"^\d\w\s$").unwrap().is_match("1a ") && !re::pike::Regex::new(r"^\d\w\s$").unwrap().is_match("١δ\u{2003}"));
 }
 
 /// The needles build.rs computed for each line pattern (`src/rules/needles.rs`) are sound:

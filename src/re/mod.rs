@@ -1,19 +1,21 @@
 //! The regular-expression engine, chosen per build. The CLI uses `regex`, with a `RegexSet`
 //! that tests all patterns of a field in one pass over a line. The WebAssembly package uses
-//! `regex-lite`, the same syntax and the same linear-time guarantee without the large
-//! automata and Unicode tables; it tests a field's patterns one by one (they only run on the
-//! few lines a keyword prefilter lets through).
+//! [`pike`], our own: the same syntax (as far as the patterns use it) and the same linear-time
+//! guarantee in a few kilobytes, without the large automata and Unicode tables; it tests a
+//! field's patterns one by one (they only run on the few lines a keyword prefilter lets through).
 //!
 //! Both engines must find the same matches. They differ in one thing the patterns use: the
-//! Perl classes `\d`, `\w`, `\s` and the word boundary `\b` are ASCII in `regex-lite` and
+//! Perl classes `\d`, `\w`, `\s` and the word boundary `\b` are ASCII in [`pike`] and
 //! Unicode in `regex`. The CLI therefore compiles [`ascii_perl`]'s translation of each
 //! pattern, which spells those classes out in ASCII; `tests/engines.rs` checks that every
 //! pattern compiles in both engines and matches the same spans on every fixture line.
 
+pub mod pike;
+
+#[cfg(target_arch = "wasm32")]
+pub use pike::{Captures, Regex};
 #[cfg(not(target_arch = "wasm32"))]
 pub use regex::{Captures, Regex};
-#[cfg(target_arch = "wasm32")]
-pub use regex_lite::{Captures, Regex};
 
 /// A pattern compiled when first used: most inputs need few of the formats, and compiling them
 /// all (the CLI's engine builds prefilters) cost more than reading a small log.
