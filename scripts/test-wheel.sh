@@ -9,7 +9,7 @@ start=$(date +%s)
 bash scripts/wheel.sh
 bash scripts/ensure-tools.sh torch
 env=$(bash scripts/ensure-tools.sh torch-env)
-"$env/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
+"$env/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*_x86_64.whl
 cargo build --release --locked --quiet --bin first-assert
 FIRST_ASSERT_BIN=target/release/first-assert "$env/bin/python" -W ignore tests/python/test_package.py
 # %load_ext first_assert in real kernels (the kernels' debugger notes filtered out): Colab's
@@ -24,6 +24,6 @@ kernel_tests() {
 kernel_tests "$env/bin/python"
 bash scripts/ensure-tools.sh jupyter
 jenv=$(bash scripts/ensure-tools.sh jupyter-env)
-"$jenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*.whl
+"$jenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*_x86_64.whl
 kernel_tests "$jenv/bin/python"
 printf 'test-wheel: %ds\n' "$(($(date +%s) - start))" >&2

@@ -109,10 +109,11 @@ class Api(unittest.TestCase):
             # The path as a str is text, whatever file it names.
             self.assertEqual(first_assert.analyze(str(log))["verdict"], "clean")
 
-    def test_the_wheel_is_one_abi3_manylinux_2_17_wheel(self):
-        wheels = list((ROOT / "dist/wheels").glob("*.whl"))
-        self.assertEqual(len(wheels), 1, wheels)
-        self.assertRegex(wheels[0].name, r"^first_assert-[\d.]+-cp39-abi3-.*manylinux_2_17_x86_64\.whl$")
+    def test_one_abi3_manylinux_2_17_wheel_per_architecture(self):
+        wheels = sorted(w.name for w in (ROOT / "dist/wheels").glob("*.whl"))
+        self.assertEqual(len(wheels), 2, wheels)
+        for name, arch in zip(wheels, ("aarch64", "x86_64")):
+            self.assertRegex(name, r"^first_assert-[\d.]+-cp39-abi3-.*manylinux_2_17_%s\.whl$" % arch)
 
 
 if __name__ == "__main__":
