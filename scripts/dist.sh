@@ -6,12 +6,15 @@
 # ORIGIN  where the site will be served from, the bookmarklet's target
 #         (default http://127.0.0.1:8000, the origin of make serve); a sub-path is fine
 # OUT     the folder to write (default dist), replaced:
-#   site/                                         the static site, every path relative
+#   site/                                         the static site, every path relative: the page,
+#                                                 simple/ (a PEP 503 package index: %pip install
+#                                                 first-assert --index-url ORIGIN/simple/) and
+#                                                 download/ (the extension's zips, the CLI)
 #   first-assert-extension-VERSION.zip            Chrome / Edge (MV3)
 #   first-assert-extension-VERSION-firefox.zip    Firefox
 #   npm/                                          the npm package (npm pack in it)
 #   first-assert-VERSION-x86_64-unknown-linux-gnu.tar.gz   the command line
-#   wheels/first_assert-VERSION-cp39-abi3-manylinux_2_17_x86_64.whl   the Python package (pip install)
+#   wheels/first_assert-VERSION-cp39-abi3-manylinux_2_17_{x86_64,aarch64}.whl   the Python package
 #
 # The version comes from Cargo.toml, the one place it is written.
 set -euo pipefail
@@ -60,6 +63,14 @@ done
 node scripts/build-bookmarklet.mjs "$origin" "$site/pkg"
 rm "$site/pkg/bookmarklet.js"
 cp www/demo/* "$site/demo/"
+# What the page offers a notebook user, where the site has it: the package index, the downloads.
+node -e '
+  const fs = require("fs"), p = process.argv[1];
+  fs.writeFileSync(p, fs.readFileSync(p, "utf8")
+    .replace(`<meta name="first-assert-index" content="">`, `<meta name="first-assert-index" content="simple/">`)
+    .replace(`<meta name="first-assert-downloads" content="">`, `<meta name="first-assert-downloads" content="download/">`));
+' "$site/index.html"
+node scripts/simple-index.mjs "$out/wheels" "$site"
 # For hosts that read a _headers file (Netlify, Cloudflare Pages): the page's policy as a
 # header too, with who may frame it (embedded mode), which a meta tag cannot say.
 csp=$(target/release/examples/serve --print-csp)
@@ -79,7 +90,10 @@ ext=$(mktemp -d)
 cp -r dist/extension/. "$ext/"
 node -e '
   const fs = require("fs"), [p, origin] = process.argv.slice(1);
-  const html = fs.readFileSync(p, "utf8").replace(/<meta name="first-assert-site" content="[^"]*">/, `<meta name="first-assert-site" content="${origin.replace(/[^\w:/.\-~%]/g, "")}">`);
+  const o = origin.replace(/[^\w:/.\-~%]/g, "");
+  const html = fs.readFileSync(p, "utf8")
+    .replace(/<meta name="first-assert-site" content="[^"]*">/, `<meta name="first-assert-site" content="${o}">`)
+    .replace(/<meta name="first-assert-index" content="[^"]*">/, `<meta name="first-assert-index" content="${o}/simple/">`);
   fs.writeFileSync(p, html);
 ' "$ext/page/index.html" "$origin"
 zip_dir "$ext" "$out/first-assert-extension-$version.zip"
@@ -136,14 +150,21 @@ cp target/release/first-assert README.md LICENSE "$stage/$cli/"
 tar -C "$stage" -czf "$out/$cli.tar.gz" "$cli"
 rm -rf "$stage"
 
+# The site's downloads: the extension's zips and the command line, beside the page.
+mkdir -p "$site/download"
+cp "$out"/first-assert-extension-*.zip "$out/$cli.tar.gz" "$site/download/"
+
 end=$(date +%s)
 size() { stat -c %s "$1"; }
 gz() { gzip -9 -c "$1" | wc -c; }
-site_raw=$(find "$site" -type f -exec stat -c %s {} + | awk '{ s += $1 } END { print s }')
-site_gz=$(find "$site" -type f -exec sh -c 'gzip -9 -c "$1" | wc -c' _ {} \; | awk '{ s += $1 } END { print s }')
+# The page's files apart from the index and the downloads (the page never loads those).
+page_files() { find "$site" -type f -not -path "$site/simple/*" -not -path "$site/download/*" "$@"; }
+site_raw=$(page_files -exec stat -c %s {} + | awk '{ s += $1 } END { print s }')
+site_gz=$(page_files -exec sh -c 'gzip -9 -c "$1" | wc -c' _ {} \; | awk '{ s += $1 } END { print s }')
 {
   printf 'dist: %s (version %s, origin %s) in %ds\n' "$out" "$version" "$origin" "$((end - start))"
-  printf '  site/  %d files, %d bytes, %d gzipped\n' "$(find "$site" -type f | wc -l)" "$site_raw" "$site_gz"
+  printf '  site/  the page: %d files, %d bytes, %d gzipped; simple/ %d bytes; download/ %d bytes\n' "$(page_files | wc -l)" "$site_raw" "$site_gz" \
+    "$(du -sb "$site/simple" | cut -f1)" "$(du -sb "$site/download" | cut -f1)"
   for f in "$out"/first-assert-*.zip "$out/$cli.tar.gz" "$out"/wheels/*.whl; do
     printf '  %s  %d bytes\n' "$(basename "$f")" "$(size "$f")"
   done
