@@ -5,16 +5,17 @@
 #   make test    every test the project has (installs what they need first, PyTorch for the
 #                probe cell's tests among them: ~2 minutes and ~5 GB once, in ~/.cache)
 #   make web     the WebAssembly package and the bookmarklet in www/pkg, the extension in
-#                dist/extension (FIRST_ASSERT_ORIGIN sets the page's origin for the bookmarklet)
+#                dist/extension (FIRST_ASSERT_ORIGIN: the site its shared links point at)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
 #   make report  the CLI's reports on the demo logs, in the terminal
 #   make calibration  how often a cause stated at p is right, over the project's labelled
 #                fixtures (CALIBRATE=DIR... for other labelled outputs)
 #   make dist    what a user hosts, installs and publishes, in dist/: the site (for ORIGIN, where
-#                it will be served; default the origin of make serve), the extension's zips, the
-#                npm package, the CLI's tarball, the Python package's wheel
-#   make wheel   the Python package (pip install first-assert): one abi3 manylinux_2_17 wheel in
-#                dist/wheels
+#                it will be served; default the origin of make serve) with its package index
+#                (simple/) and downloads, the extension's zips, the npm package, the CLI's
+#                tarball, the Python package's wheels
+#   make wheel   the Python package: one abi3 manylinux_2_17 wheel per architecture (x86_64,
+#                aarch64) in dist/wheels
 
 CARGO ?= cargo
 PORT ?= 8000

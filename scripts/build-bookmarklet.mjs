@@ -1,6 +1,8 @@
 // Builds the bookmarklet: www/bookmarklet/bookmarklet.js bundled with the adapters it imports
-// (esbuild, minified), with the page's origin filled in, written to www/pkg/bookmarklet.js and
-// www/pkg/bookmarklet.txt (the javascript: URL the page offers for dragging).
+// (esbuild, minified), written to www/pkg/bookmarklet.js with the page's origin filled in (the
+// tests run it), and to www/pkg/bookmarklet.txt as the javascript: URL the page offers for
+// dragging, with `__FIRST_ASSERT_PAGE__` left in: the page puts in the address it is served
+// from, so a page on any host, port or path offers a bookmarklet that opens it.
 //
 //   node scripts/build-bookmarklet.mjs [ORIGIN] [OUTDIR]   (default http://127.0.0.1:8000, www/pkg)
 import { writeFileSync, mkdirSync } from "node:fs";
@@ -21,6 +23,14 @@ export function build(origin) {
   return { code, url: "javascript:" + encodeURIComponent(code).replace(/'/g, "%27") };
 }
 
+/** The bookmarklet's javascript: URL with its page address left as `__FIRST_ASSERT_PAGE__`, for
+ * the page to fill in with its own. */
+export function template() {
+  const code = bundle("bookmarklet/bookmarklet.js", { minify: true }).trim();
+  if (code.split("__FIRST_ASSERT_PAGE__").length !== 2) throw new Error("the bookmarklet names its page once");
+  return "javascript:" + encodeURIComponent(code).replace(/'/g, "%27");
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const origin = process.argv[2] || process.env.FIRST_ASSERT_ORIGIN || "http://127.0.0.1:8000";
   let b;
@@ -33,6 +43,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const out = process.argv[3] ? path.resolve(process.argv[3]) : path.join(root, "www/pkg");
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, "bookmarklet.js"), b.code + "\n");
-  writeFileSync(path.join(out, "bookmarklet.txt"), b.url);
-  console.error(`make web: bookmarklet for ${origin}: ${b.code.length} bytes of code, ${b.url.length} bytes as a javascript: URL`);
+  writeFileSync(path.join(out, "bookmarklet.txt"), template());
+  console.error(`make web: bookmarklet: ${b.code.length} bytes of code, ${b.url.length} bytes as a javascript: URL (bookmarklet.js for ${origin}; the page fills in its own address)`);
 }

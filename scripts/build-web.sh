@@ -60,7 +60,8 @@ cargo run --release --locked --quiet --example catalogue -- "$out"
 # The rules page, generated from the rule data and the same texts (so it cannot drift).
 cargo run --release --locked --quiet --example rules_page > www/rules.html
 
-# The bookmarklet, for the origin the page will be served from (make serve: 127.0.0.1:8000).
+# The bookmarklet: the page fills in the address it is served from (bookmarklet.js, which the
+# tests run, for make serve's 127.0.0.1:8000).
 node scripts/build-bookmarklet.mjs "${FIRST_ASSERT_ORIGIN:-http://127.0.0.1:8000}"
 
 # The browser extension, with the page and the package inside (dist/extension).

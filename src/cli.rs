@@ -173,6 +173,18 @@ fn parse_args(l: Lang, args: Vec<OsString>) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
+/// The package index a notebook's steps install the extension from: `FIRST_ASSERT_INDEX`
+/// (`https://…/simple/`, the site make dist writes), else none (the steps give the probe cell).
+fn index(l: Lang) -> Result<Option<String>, String> {
+    let Some(v) = std::env::var("FIRST_ASSERT_INDEX").ok().filter(|v| !v.trim().is_empty()) else { return Ok(None) };
+    let v = v.trim();
+    let ok = (v.starts_with("https://") || v.starts_with("http://")) && !v.contains(char::is_whitespace) && v.len() > 8;
+    if !ok {
+        return Err(Msg::CliErrBadIndex.fill(l, &[("value", &v)]));
+    }
+    Ok(Some(if v.ends_with('/') { v.to_string() } else { format!("{v}/") }))
+}
+
 fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
     if a.path.is_some() {
         return Err(with_usage(l, Msg::CliErrOneFile.text(l).to_string()));
@@ -184,6 +196,7 @@ fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
 fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
     let Some(args) = parse_args(l, args)? else { return Ok(ExitCode::SUCCESS) };
     let mut opts = Options::lang(args.lang);
+    opts.index = index(l)?;
     if let Some(path) = &args.log {
         opts.runtime_log = Some(read_log(path, l)?);
     }

@@ -452,6 +452,9 @@ pub struct InputContext {
     pub superseded: Vec<u32>,
     /// What the kernel itself saw, when the notebook extension wrote the input.
     pub kernel: Option<crate::report::KernelFacts>,
+    /// The package index the notebook extension installs from (`https://…/simple/`), when the
+    /// caller offers one: a notebook's steps then load it instead of pasting the probe cell.
+    pub index: Option<String>,
 }
 
 impl Facts {

@@ -62,7 +62,7 @@ pub enum Headline {
 }
 
 /// What the checklist is tailored to, beside the verdict, the cause and the stack.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepsContext {
     /// Where the output came from: the steps are said for it.
     pub source: Source,
@@ -72,6 +72,8 @@ pub struct StepsContext {
     /// `torch.compile` is in use (the kernel saw it compile, or a cell calls it): the probe
     /// cannot see inside a compiled graph, so the isolating run goes uncompiled.
     pub compiled: bool,
+    /// The package index the notebook extension installs from, when the caller offers one.
+    pub index: Option<String>,
 }
 
 pub use crate::report::Source;

@@ -30,6 +30,11 @@ pub struct Options {
     /// What the kernel itself saw (the notebook extension says): the torch version, the
     /// device, whether `CUDA_LAUNCH_BLOCKING=1` was in force when CUDA started.
     pub kernel: Option<crate::report::KernelFacts>,
+    /// Where the notebook extension can be installed from: a package index's address
+    /// (`https://…/simple/`, the site make dist writes). With it a notebook's steps say
+    /// `%pip install first-assert --index-url …` and `%load_ext first_assert`; without it, the
+    /// probe cell.
+    pub index: Option<String>,
 }
 
 impl Options {
@@ -410,7 +415,7 @@ impl TextAnalyzer {
         // A runtime log given as the input, rather than beside it.
         let format =
             if facts.runtime_log.is_some() && opts.runtime_log.is_none() { InputFormat::RuntimeLog } else { InputFormat::Text };
-        let ctx = InputContext { host: self.host, kernel: opts.kernel.clone(), ..InputContext::default() };
+        let ctx = InputContext { host: self.host, kernel: opts.kernel.clone(), index: opts.index.clone(), ..InputContext::default() };
         (diagnose::diagnose(facts, &ctx, format), valid)
     }
 }
@@ -441,6 +446,6 @@ fn diagnose_parsed(nb: &Notebook, opts: &Options) -> Findings {
     if let Some((info, rows)) = log {
         s.runtime_log(info, &rows);
     }
-    let ctx = InputContext { kernel: opts.kernel.clone(), ..run.ctx };
+    let ctx = InputContext { kernel: opts.kernel.clone(), index: opts.index.clone(), ..run.ctx };
     diagnose::diagnose(s.finish(), &ctx, nb.format)
 }

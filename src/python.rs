@@ -31,7 +31,7 @@ fn analyze(
         Some(k) => Some(serde_json::from_str(k).map_err(|e| PyValueError::new_err(format!("not kernel facts: {e}")))?),
         None => None,
     };
-    let opts = Options { lang: self::lang(lang)?, runtime_log, host, count_quoted: false, kernel };
+    let opts = Options { lang: self::lang(lang)?, runtime_log, host, count_quoted: false, kernel, index: None };
     let l = opts.lang;
     let report = pipeline::analyze_bytes(data, name, &opts).map_err(|e| PyValueError::new_err(e.message(l)))?;
     Ok(report_json::to_string(&report))

@@ -30,6 +30,10 @@ export interface AnalyzeOptions {
   /** Count what reads as quoted (in code, advice, a question) as printed: the reader's
    * "treat it as the error" after a clean verdict. */
   countQuoted?: boolean;
+  /** The package index the notebook extension installs from ("https://…/simple/"): a
+   * notebook's steps then load it (`%pip install first-assert --index-url …`) instead of
+   * pasting the probe cell. */
+  index?: string | null;
 }
 
 /** Where something is: a 1-based line of the input, or of a notebook cell's output text. */
@@ -263,7 +267,9 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
             }
             ("runtimeLog", Some(t)) => o.runtime_log = Some(t),
             ("host", Some(t)) => o.host = Some(t),
-            ("lang" | "runtimeLog" | "host", None) => return Err(bad(&format!("`{k}` is a string"))),
+            ("index", Some(t)) if t.starts_with("https://") || t.starts_with("http://") => o.index = Some(t),
+            ("index", Some(_)) => return Err(bad("`index` is an http(s) address")),
+            ("lang" | "runtimeLog" | "host" | "index", None) => return Err(bad(&format!("`{k}` is a string"))),
             _ => return Err(bad(&format!("unknown field `{k}`"))),
         }
     }

@@ -56,6 +56,22 @@ fn help_and_version() {
 }
 
 #[test]
+fn first_assert_index_gives_a_notebook_the_extensions_lines() {
+    let nb = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/colab-echoes.ipynb");
+    let out = bin().env("FIRST_ASSERT_INDEX", "https://example.org/fa/simple").arg(&nb).output().unwrap();
+    let s = text(&out.stdout);
+    assert!(s.contains("%pip install first-assert --index-url https://example.org/fa/simple/\n"), "{s}");
+    assert!(!s.contains("Paste the probe cell first"), "{s}");
+    let md = bin().env("FIRST_ASSERT_INDEX", "https://example.org/fa/simple/").args(["--format", "markdown"]).arg(&nb).output().unwrap();
+    assert!(text(&md.stdout).contains("%pip install first-assert --index-url https://example.org/fa/simple/"));
+    let plain = bin().env_remove("FIRST_ASSERT_INDEX").arg(&nb).output().unwrap();
+    assert!(text(&plain.stdout).contains("Paste the probe cell first") && !text(&plain.stdout).contains("%pip"));
+    let bad = bin().env("FIRST_ASSERT_INDEX", "first-assert.github.io").arg(&nb).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("FIRST_ASSERT_INDEX"), "{}", text(&bad.stderr));
+}
+
+#[test]
 fn format_html_is_the_kernels_card() {
     let log = tmp("card.log", b"Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered <script>\n");
     let out = bin().args(["--format", "html"]).arg(&log).output().unwrap();

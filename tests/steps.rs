@@ -68,3 +68,38 @@ fn at_most_seven_steps_and_none_points_back_at_the_list() {
     }
     assert!(read > 150, "{read} reports");
 }
+
+/// With a package index to install from (the page's site, FIRST_ASSERT_INDEX), a notebook's
+/// steps load the extension instead of setting the variable and pasting the probe cell; a script
+/// and a launch keep theirs; without an index, nothing changes.
+#[test]
+fn with_an_index_a_notebook_loads_the_extension_from_it() {
+    let index = "https://example.org/first-assert/simple/";
+    let with = |case: &str, lang: Lang| {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(case);
+        let opts = Options { index: Some(index.into()), ..Options::lang(lang) };
+        analyze_bytes(&std::fs::read(&p).unwrap(), Some(case), &opts).unwrap()
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let notebook = with("colab-echoes.ipynb", lang);
+        let load = step(&notebook, "load_ext");
+        assert_eq!(
+            load.code.as_deref(),
+            Some("%pip install first-assert --index-url https://example.org/first-assert/simple/\n%load_ext first_assert\n%first_assert isolate")
+        );
+        // --index-url, not --extra-index-url: another index's higher version of the name must not win.
+        assert!(!load.body.contains("extra-index") && load.body.contains("--index-url"), "{}", load.body);
+        assert!(load.body.contains(index));
+        let ids: Vec<&str> = notebook.checklist.iter().map(|s| s.id.as_str()).collect();
+        assert!(!ids.contains(&"probe") && !ids.contains(&"launch_blocking"), "{ids:?}");
+        assert_eq!(ids[..2], ["restart", "load_ext"], "first after the restart");
+        assert!(notebook.probe.is_some(), "the probe stays in the report, for a runtime that cannot install");
+        // A script has no notebook to load it in.
+        let script = with("crlf-ansi-cross-entropy.log", lang);
+        assert!(script.checklist.iter().all(|s| s.id != "load_ext"));
+        assert_eq!(script.checklist, report("crlf-ansi-cross-entropy.log", lang).checklist);
+    }
+    let without = report("colab-echoes.ipynb", Lang::En);
+    assert!(without.checklist.iter().all(|s| s.id != "load_ext"));
+    step(&without, "probe");
+}

@@ -5,6 +5,7 @@
 
 import { startEngine } from "./engine.js";
 import { ReportView } from "./report-view.js";
+import { writeClipboard, selectCode } from "./view/clipboard.js";
 
 /** The largest input the page reads whole: a notebook (parsed whole), a paste, a log of at most
  * STREAM_FROM. A log file larger than that is read a block at a time in the worker, whatever
@@ -123,9 +124,10 @@ function tooLarge(bytes) {
   status(fill("page_too_large", { mb: mb(bytes), max: mb(MAX_BYTES) }), "error");
 }
 
-/** The options of every analysis: the language, and the runtime log when one is given. */
+/** The options of every analysis: the language, the runtime log when one is given, and the
+ * package index a notebook's steps install the extension from, when the site serves one. */
 function options() {
-  return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost };
+  return { lang, runtimeLog: runtimeLog.trim() ? runtimeLog : null, host: inputHost, index: siteIndex() };
 }
 
 /** A paste too big for the box ({ mb }): the box says what became of it until the next input. */
@@ -690,20 +692,79 @@ function showSources(report) {
   };
 }
 
-/** The bookmarklet's install link, when make web built one (www/pkg/bookmarklet.txt). */
-async function offerBookmarklet() {
+/** Where the page is served from, as the bookmarklet opens it (scheme://host[:port][/path], no
+ * trailing slash), or null when it is not served over http(s). */
+function pageBase() {
+  if (!/^https?:$/.test(location.protocol)) return null;
+  const base = new URL(".", location.href).href.replace(/\/+$/, "");
+  return /^https?:\/\/[^/\s"'\\?#]+(?:\/[\w.~%!$&()*+,;=:@/-]*)?$/.test(base) ? base : null;
+}
+
+/** A meta tag's address (make dist writes them), resolved against the site, or null. */
+function siteUrl(name) {
+  const v = document.querySelector(`meta[name=${name}]`)?.content ?? "";
+  if (!v) return null;
+  try {
+    const u = new URL(v, shareBase());
+    return /^https?:$/.test(u.protocol) ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The package index the site serves the notebook extension from, when it does. */
+function siteIndex() {
+  return siteUrl("first-assert-index");
+}
+
+/** The ways to use it on a notebook the page offers: the notebook extension's lines (when the
+ * site serves its index), the bookmarklet (built for wherever this page is served), the
+ * browser extension's zips (when the site carries them). */
+async function offerInstall() {
+  const index = siteIndex();
+  if (index) {
+    const code = `%pip install first-assert --index-url ${index}\n%load_ext first_assert`;
+    $("install-notebook-code").textContent = code;
+    const copy = $("install-notebook-copy");
+    copy.addEventListener("click", async () => {
+      const ok = await writeClipboard(code);
+      copy.textContent = fill(ok ? "page_install_copied" : "page_install_copy");
+      if (!ok) selectCode(copy);
+    });
+    $("install-notebook").hidden = false;
+    $("install").hidden = false;
+  }
+  const downloads = siteUrl("first-assert-downloads");
+  if (downloads) {
+    const v = await engine.version();
+    $("install-extension-chrome").href = new URL(`first-assert-extension-${v}.zip`, downloads).href;
+    $("install-extension-firefox").href = new URL(`first-assert-extension-${v}-firefox.zip`, downloads).href;
+    $("install-extension").hidden = false;
+    $("install").hidden = false;
+  }
+  const base = pageBase();
+  const item = $("install-bookmarklet");
+  if (!base) {
+    // Opened from a file: no address a bookmark could open. Say how to get one.
+    item.querySelector("span").textContent = fill("page_install_file");
+    $("bookmarklet").hidden = true;
+    item.hidden = false;
+    $("install").hidden = false;
+    return;
+  }
   try {
     const res = await fetch("pkg/bookmarklet.txt");
     if (!res.ok) return;
-    const url = await res.text();
-    if (!url.startsWith("javascript:")) return;
+    const template = await res.text();
+    if (!template.startsWith("javascript:") || !template.includes("__FIRST_ASSERT_PAGE__")) return;
     const a = $("bookmarklet");
-    a.setAttribute("href", url);
+    a.setAttribute("href", template.replace("__FIRST_ASSERT_PAGE__", encodeURIComponent(base)));
     // Clicking it here would only run it on this page (our CSP blocks it anyway): it is for dragging.
     a.addEventListener("click", (e) => e.preventDefault());
+    item.hidden = false;
     $("install").hidden = false;
   } catch {
-    // no bookmarklet built: the section stays hidden
+    // no bookmarklet built: its item stays hidden
   }
 }
 
@@ -740,7 +801,7 @@ async function boot() {
     protocol = await import("./protocol.js");
     await versioned; // "ready" carries the engine's version
     wireEmbedded();
-  } else offerBookmarklet();
+  } else offerInstall();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);
   // Embedded mode takes requests once its protocol is wired (above).

@@ -77,6 +77,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         source: source(&facts, ctx, format),
         runtime_log_step: assert && first_kernel.is_none() && facts.runtime_log.is_none() && on_colab(&facts, ctx),
         compiled: assert && compiled(ctx),
+        index: ctx.index.clone(),
     };
     let echo_cells = distinct_cells(&echoes);
     let mut notes =

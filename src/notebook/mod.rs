@@ -57,6 +57,7 @@ impl<'a> Run<'a> {
             superseded: rerun.superseded.clone(),
             checks: checks::run(&order),
             kernel: None,
+            index: None,
         };
         Run { order, rerun, ctx }
     }

@@ -24,6 +24,8 @@ pub struct Context<'a> {
     pub probe: Option<&'a Probe>,
     /// `torch.compile` is in use: the isolating run goes uncompiled.
     pub compiled: bool,
+    /// The package index the notebook extension installs from, when the caller offers one.
+    pub index: Option<&'a str>,
 }
 
 /// A code snippet from the catalogue (the leading newline of the TOML text dropped).
@@ -105,8 +107,16 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         let title = if c.source == Source::Launch { Msg::StepRestartLaunchTitle } else { Msg::StepRestartTitle };
         v.push(said(l, "restart", title, body, None));
     }
-    v.push(launch_blocking(c));
-    if c.probe.is_some() {
+    // In a notebook, with an index to install from: the extension's two lines do what the
+    // variable and the probe cell do, and bring the kernel's own lines into the cell.
+    if let (Source::Notebook, Some(index)) = (c.source, c.index) {
+        let code = format!("%pip install first-assert --index-url {index}\n%load_ext first_assert\n%first_assert isolate");
+        let body = Msg::StepLoadExtBody.fill(l, &[("index", &index)]);
+        v.push(step("load_ext", Msg::StepLoadExtTitle.text(l).into(), body, Some(&code), false));
+    } else {
+        v.push(launch_blocking(c));
+    }
+    if c.probe.is_some() && !(c.source == Source::Notebook && c.index.is_some()) {
         // Its code is the report's `probe.code`: one copy, not two.
         let title = match c.source {
             Source::Notebook => Msg::StepProbeTitle,

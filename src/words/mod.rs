@@ -46,6 +46,7 @@ pub fn word(r: &mut Report, keys: &Keys, lang: Lang) {
         echo_count: r.echo_count,
         runtime_log_step: keys.steps.runtime_log_step,
         compiled: keys.steps.compiled,
+        index: keys.steps.index.as_deref(),
         probe: r.probe.as_ref(),
     });
     r.headline = headline::headline(r, &keys.headline, lang);

@@ -2,7 +2,7 @@
 // failed check marked, the blamed line, the next step, and the share buttons.
 
 import { writeClipboard } from "./clipboard.js";
-import { sanitize, el, text, prose } from "./dom.js";
+import { sanitize, el, text, prose, linesText } from "./dom.js";
 
 function range([lo, hi]) {
   const t = (v) => `[${v[0]},${v[1]},${v[2]}]`;
@@ -132,8 +132,36 @@ export const cardView = {
     const box = el("div", "fa-next");
     box.setAttribute("data-testid", "next-step");
     const runtimeLog = r.notes?.find((n) => n.id === "kernel_lines_in_runtime_log");
+    const loadExt = r.checklist?.find((s) => s.id === "load_ext");
     let button;
-    if (runtimeLog) {
+    if (loadExt?.code) {
+      // A notebook, and a site to install from: the extension's lines, to copy, the probe cell
+      // (and the runtime log) for a runtime that cannot install.
+      box.append(text("p", "", this.t("view_next_load_ext")));
+      const pre = el("pre", "fa-load-ext");
+      pre.setAttribute("data-testid", "load-ext-code");
+      // It may scroll on a narrow screen: a region a keyboard can reach.
+      pre.tabIndex = 0;
+      pre.setAttribute("role", "region");
+      pre.setAttribute("aria-label", this.t("view_label", { label: this.t("view_code"), value: loadExt.title }));
+      pre.append(linesText("code", "", loadExt.code));
+      box.append(pre);
+      button = this.copyButton(loadExt.code, "view_copy_lines", "button primary fa-copy-lines");
+      const more = el("p", "fa-next-else");
+      if (r.probe?.code) more.append(this.copyButton(r.probe.code, "view_copy_probe_instead", "button quiet fa-copy-probe"), " ");
+      if (runtimeLog) {
+        const log = text("button", "button quiet", this.t("view_add_runtime_log"));
+        log.type = "button";
+        log.setAttribute("data-action", "runtime-log");
+        more.append(log);
+      }
+      button.type = "button";
+      box.prepend(text("h3", "", this.t("view_next")));
+      box.append(button);
+      if (more.childNodes.length) box.append(more);
+      card.append(box);
+      return;
+    } else if (runtimeLog) {
       this.cardNote = runtimeLog.id;
       box.append(text("p", "", this.t("view_next_runtime_log")));
       button = text("button", "button primary", this.t("view_add_runtime_log"));
@@ -156,6 +184,17 @@ export const cardView = {
     box.prepend(text("h3", "", this.t("view_next")));
     box.append(button);
     card.append(box);
+  },
+
+  /** A button that copies `code` (the view's copy action), labelled with message `key`. */
+  copyButton(code, key, cls) {
+    const b = text("button", cls, this.t(key));
+    b.type = "button";
+    b.setAttribute("data-action", "copy");
+    b.setAttribute("data-copy", String(this.snippets.length));
+    b.setAttribute("data-label", this.t(key));
+    this.snippets.push(code);
+    return b;
   },
 
   /** "Copy as Markdown" and "Copy link", with personal data hidden unless the box is unticked. */
