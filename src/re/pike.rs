@@ -300,7 +300,8 @@ const WORD: &[(char, char)] = &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')];
 const SPACE: &[(char, char)] = &[('\t', '\r'), (' ', ' ')];
 
 fn canonical(mut v: Vec<(char, char)>) -> Vec<(char, char)> {
-    v.sort_unstable();
+    // The engine's one sort (a `sort_unstable` here would be a second copy of the sort code).
+    crate::order::sort_by_key(&mut v, |&(lo, hi)| (u64::from(lo), u64::from(hi)));
     let mut out: Vec<(char, char)> = Vec::with_capacity(v.len());
     for (lo, hi) in v {
         match out.last_mut() {
