@@ -325,6 +325,18 @@ pub struct MessageHit {
 /// The most lines of sampling settings kept ([`Facts::sampling`]).
 pub const MAX_SAMPLING: usize = 8;
 
+/// The most of torchrun's summary blocks kept.
+pub const MAX_ELASTIC: usize = 8;
+
+/// A block of torchrun's summary: where its heading is, whether it is the root cause's (else the
+/// other failures'), and the lines after the heading.
+#[derive(Clone, Debug, Default)]
+pub struct Elastic {
+    pub at: Loc,
+    pub root: bool,
+    pub lines: Vec<String>,
+}
+
 /// A line quoted with where it is (notes, mentions).
 #[derive(Clone, Debug)]
 pub struct Mention {
@@ -396,6 +408,9 @@ pub struct Facts {
     /// A multi-process launch or server printed this (`[rank0]:`, `(VllmWorker …)`, torchrun's
     /// or DeepSpeed's, vLLM's or SGLang's frames).
     pub launcher: bool,
+    /// torchrun's summary blocks (`Root Cause (first observed failure):`, `Failures:`), the
+    /// lines after each heading, at most [`MAX_ELASTIC`] blocks (`scan::elastic` reads them).
+    pub elastic: Vec<Elastic>,
     /// Lines around the first kernel record and around the first host device assert.
     pub kernel_context: Vec<(u64, String)>,
     pub host_context: Vec<(u64, String)>,

@@ -138,6 +138,34 @@ pub struct Report {
     pub probe: Option<Probe>,
     /// Things worth knowing about this input.
     pub notes: Vec<Note>,
+    /// The rank torchrun names as the first observed failure, when the input holds its summary.
+    #[serde(default)]
+    pub root_cause: Option<RootCause>,
+}
+
+/// torchrun's `Root Cause (first observed failure)`: which rank failed first by its error
+/// file's time, in whole seconds, and the other ranks it lists as failed in the same second.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(Deserialize))]
+pub struct RootCause {
+    /// The global rank.
+    pub rank: Option<u32>,
+    pub local_rank: Option<u32>,
+    pub host: Option<String>,
+    /// As printed (`2026-11-20_10:02:41`): whole seconds.
+    pub time: String,
+    pub exitcode: Option<i64>,
+    pub pid: Option<u32>,
+    /// The rank's error file (`TORCHELASTIC_ERROR_FILE`), when it wrote one.
+    pub error_file: Option<String>,
+    /// Other ranks that failed in the same second: any of them may have failed first.
+    pub ties: Vec<u32>,
+    /// Where the block's heading is.
+    #[serde(flatten)]
+    pub at: Location,
+    /// Where it is, in the report's language.
+    #[serde(rename = "where", default)]
+    pub place: String,
 }
 
 /// The program that wrote a report.

@@ -321,7 +321,8 @@ fields!(Report {
     other_errors,
     checklist,
     probe,
-    notes
+    notes,
+    root_cause
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });
@@ -345,6 +346,7 @@ fields!(Stack { trustworthy, async_note, launch_blocking, launch_blocking_at, la
 fields!(OtherError { kind, text, @at, @where, exception, explanation });
 fields!(Step { id, title, body, code, done });
 fields!(Note { id, text });
+fields!(RootCause { rank, local_rank, host, time, exitcode, pid, error_file, ties, @at, @where });
 
 #[cfg(test)]
 mod tests {

@@ -75,6 +75,8 @@ export interface Report {
   checklist: Step[];
   probe: Probe | null;
   notes: Note[];
+  /** The rank torchrun names as the first observed failure, when the input holds its summary. */
+  root_cause: RootCause | null;
 }
 
 export interface Tool { name: string; version: string }
@@ -195,6 +197,8 @@ export interface Step { id: string; title: string; body: string; code: string | 
 export interface Probe { code: string; ops: string[] }
 
 export interface Note { id: string; text: string }
+/** torchrun's root cause: whole seconds, so `ties` lists the ranks that failed in the same one. */
+export interface RootCause extends Place { rank: number | null; local_rank: number | null; host: string | null; time: string; exitcode: number | null; pid: number | null; error_file: string | null; ties: number[] }
 
 /** An entry of a session's map of its input. */
 export interface MapEntry {

@@ -43,6 +43,7 @@ fn structs() -> Vec<(&'static str, &'static [&'static str])> {
         ("Step", Step::KEYS),
         ("Probe", Probe::KEYS),
         ("Note", Note::KEYS),
+        ("RootCause", RootCause::KEYS),
     ]
 }
 
@@ -55,6 +56,7 @@ fn keys_of(name: &str) -> BTreeSet<&'static str> {
 /// the struct.
 const PATHS: &[(&str, &str)] = &[
     ("", "Report"),
+    ("root_cause", "RootCause"),
     ("tool", "Tool"),
     ("input", "InputSummary"),
     ("input.runtime_log", "RuntimeLogSummary"),

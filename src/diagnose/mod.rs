@@ -83,6 +83,23 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let mut notes =
         notes((&facts, ctx), verdict, first_kernel, first_host, raised_at.as_ref(), (echo_count, echo_cells));
     notes.extend(mentions::note(&mentioned));
+    // torchrun's own word on which rank failed first (whole seconds: ties said as ties).
+    let root_cause = crate::scan::elastic::read(&facts.elastic);
+    if let Some((rc, rank)) = root_cause.as_ref().and_then(|rc| Some((rc, rc.rank?))) {
+        notes.push(NoteFinding {
+            id: "torchrun_root_cause",
+            msg: Msg::NoteTorchrunRootCause,
+            args: vec![("rank", Arg::Num(rank.into())), ("time", Arg::Text(rc.time.clone()))],
+        });
+        let mut ties = String::new();
+        for r in &rc.ties {
+            ties += if ties.is_empty() { "" } else { ", " };
+            ties += &r.to_string();
+        }
+        if !ties.is_empty() {
+            notes.push(NoteFinding { id: "torchrun_ties", msg: Msg::NoteTorchrunTies, args: vec![("ranks", Arg::Text(ties))] });
+        }
+    }
     if let Some(o) = other_errors.first().filter(|_| verdict == Verdict::OtherCudaError) {
         if matches!(o.kind.as_str(), "launch_failure" | "illegal_address" | "hsa_exception") {
             notes.push(NoteFinding::plain("assert_without_line", Msg::NoteAssertWithoutLine));
@@ -122,6 +139,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         checklist: Vec::new(),
         probe: None,
         notes: Vec::new(),
+        root_cause,
     };
     Findings { report, keys: Keys { cause_site, headline, steps, notes, blamed_cell } }
 }

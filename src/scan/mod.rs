@@ -15,6 +15,7 @@
 pub mod context;
 mod dispatch;
 mod dsa;
+pub mod elastic;
 pub mod flood;
 pub mod host;
 pub mod kernel;
@@ -69,6 +70,9 @@ pub const KEYWORDS: &[&str] = &[
     "HSA_STATUS",
     "Watchdog caught",
     "断言",
+    // torchrun's summary of a failed launch (`scan::elastic`).
+    "observed failure",
+    "Failures:",
 ];
 
 fn keywords() -> &'static Keywords {

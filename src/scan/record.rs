@@ -20,6 +20,8 @@ pub(super) enum Target {
     Host,
     /// The lines after a `FirstAssertError` (the probe's values, bound and line).
     Exception,
+    /// The lines after a heading of torchrun's summary (the block at this index of `elastic`).
+    Elastic(usize),
 }
 
 /// Quotes `text`, cut to a window around `[from, to)` when it is long.
@@ -65,6 +67,13 @@ impl Scanner {
             if self.p.sets_launch_blocking(s) && self.rec.facts.launch_blocking.len() < 16 {
                 self.rec.facts.launch_blocking.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
             }
+        }
+        // torchrun's summary: the lines after its headings are kept for `elastic::read`.
+        let root = s.contains(super::elastic::ROOT);
+        if (root || s.trim() == super::elastic::FAILURES) && self.rec.facts.elastic.len() < crate::facts::MAX_ELASTIC {
+            let lines = if root { super::elastic::ROOT_LINES } else { super::elastic::FAILURE_LINES };
+            self.rec.after.push((Target::Elastic(self.rec.facts.elastic.len()), lines));
+            self.rec.facts.elastic.push(crate::facts::Elastic { at: loc, root, lines: Vec::new() });
         }
         if self.rec.facts.sampling.len() < crate::facts::MAX_SAMPLING && self.p.sampling.find(s.as_bytes()).is_some() {
             self.rec.facts.sampling.push(Mention { loc, text: clip(seg.trim(), 300).to_string() });
@@ -222,6 +231,11 @@ impl Scanner {
                 Target::Kernel => &mut self.rec.facts.kernel_context,
                 Target::Host => &mut self.rec.facts.host_context,
                 Target::Exception => &mut self.rec.facts.exception_context,
+                Target::Elastic(i) => {
+                    self.rec.facts.elastic[*i].lines.push(clip(display, 300).to_string());
+                    *left -= 1;
+                    continue;
+                }
             };
             ctx.push((line, clip(display, 300).to_string()));
             *left -= 1;

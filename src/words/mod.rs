@@ -172,6 +172,9 @@ fn word_places(r: &mut Report, blamed: Option<&Location>) {
     for e in &mut r.echoes {
         word(&mut e.place, &e.at);
     }
+    if let Some(rc) = &mut r.root_cause {
+        word(&mut rc.place, &rc.at);
+    }
     for e in &mut r.other_errors {
         word(&mut e.place, &e.at);
     }
