@@ -45,7 +45,7 @@
 //! | 4 | [`text`], [`scan`], [`notebook`], `code` | the texts in both languages; the streaming scanner; a notebook's run (its order, the probed rerun, the checks on its cells); reading Python source |
 //! | 5 | `diagnose`, [`words`], [`probe`] | from facts (and the input's context, [`facts::InputContext`]) to [`findings::Findings`]; the one pass that words them as a [`Report`] (the checklist and the probe cell among them) |
 //! | 6 | `pipeline` | from an input to a report: the entry points re-exported here |
-//! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`] | what a report becomes: text, Markdown, the page's items, the rules page, JSON |
+//! | 7 | `render`, `share`, [`view`], `docs`, [`report_json`], `triage` | what a report becomes: text, Markdown, the page's items, the rules page, JSON, a fleet's rows and groups |
 //! | 8 | `wasm` | the WebAssembly binding (the command line is the binary beside the library) |
 //!
 //! This file holds only `mod` and `pub use`.
@@ -78,6 +78,9 @@ pub mod scan;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod share;
 pub mod text;
+/// Fleet triage: rows and groups (native only: the command line and the Python package).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod triage;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

@@ -51,6 +51,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("view", 7),
     ("docs", 7),
     ("report_json", 7),
+    ("triage", 7),
     // 8: the bindings and the command line: WebAssembly, Python, the terminal.
     ("wasm", 8),
     ("python", 8),

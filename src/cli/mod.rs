@@ -14,6 +14,8 @@ use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
+pub(crate) mod triage;
+
 /// Notebooks are read whole; beyond this size the command refuses with a clear message.
 const MAX_NOTEBOOK: u64 = 512 << 20;
 /// A runtime log given with `--log` is read whole, up to this size.
@@ -194,6 +196,10 @@ fn set_path(a: &mut Args, p: String, l: Lang) -> Result<(), String> {
 }
 
 fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
+    // `first-assert triage PATH...`: a fleet's logs (a file named `triage` is `./triage`).
+    if args.first().is_some_and(|a| a == "triage") {
+        return triage::run(l, args[1..].to_vec());
+    }
     let Some(args) = parse_args(l, args)? else { return Ok(ExitCode::SUCCESS) };
     let mut opts = Options::lang(args.lang);
     opts.index = index(l)?;
@@ -209,7 +215,7 @@ fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
             if args.path.is_none() && stdin.is_terminal() {
                 return Err(with_usage(l, Msg::CliErrNoInput.text(l).to_string()));
             }
-            (read_stream(stdin.lock(), None, &opts, l)?, "<stdin>".to_string())
+            (read_stream(stdin.lock(), None, &opts, l, false)?, "<stdin>".to_string())
         }
         Some(path) => {
             let cannot =
@@ -219,9 +225,9 @@ fn run(l: Lang, args: Vec<OsString>) -> Result<ExitCode, String> {
                 return Err(Msg::CliErrIsDir.fill(l, &[("path", &path)]));
             }
             let f = std::fs::File::open(path).map_err(cannot)?;
-            let report = match mapped::read_log(&f, meta.len(), Some(path), &opts) {
+            let report = match mapped::read_log(&f, meta.len(), Some(path), &opts, false) {
                 Some(r) => r,
-                None => read_stream(f, Some(path), &opts, l)?,
+                None => read_stream(f, Some(path), &opts, l, false)?,
             };
             (report, path.to_string())
         }
@@ -329,7 +335,8 @@ fn io_reason(e: &io::Error, l: Lang) -> String {
 }
 
 /// Reads an input: notebooks whole, logs as a stream of chunks (bounded memory).
-fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) -> Result<Report, String> {
+/// (`quiet`: no note on stderr, as when many files are read at once.)
+pub(crate) fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang, quiet: bool) -> Result<Report, String> {
     let read_err = |e: io::Error| {
         Msg::CliErrCannotRead.fill(l, &[("path", &name.unwrap_or("<stdin>")), ("reason", &io_reason(&e, l))])
     };
@@ -351,7 +358,7 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
     }
     let mut a = TextAnalyzer::new();
     a.runtime_log(opts);
-    let mut text = Encoding::new(l);
+    let mut text = Encoding::new(l, quiet);
     text.feed(&mut a, &head, false);
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -372,6 +379,8 @@ fn read_stream(mut r: impl Read, name: Option<&str>, opts: &Options, l: Lang) ->
 /// said once on stderr.
 pub(crate) struct Encoding {
     lang: Lang,
+    /// No note on stderr.
+    quiet: bool,
     decided: bool,
     /// The ASCII bytes read before a choice was made.
     ascii: usize,
@@ -383,8 +392,8 @@ pub(crate) struct Encoding {
 const DECIDE_WITHIN: usize = 4 << 20;
 
 impl Encoding {
-    pub(crate) fn new(lang: Lang) -> Encoding {
-        Encoding { lang, decided: false, ascii: 0, gb: None }
+    pub(crate) fn new(lang: Lang, quiet: bool) -> Encoding {
+        Encoding { lang, quiet, decided: false, ascii: 0, gb: None }
     }
 
     pub(crate) fn feed(&mut self, a: &mut TextAnalyzer, bytes: &[u8], last: bool) {
@@ -402,7 +411,9 @@ impl Encoding {
             self.decided = true;
             if input::is_gb18030(&bytes[i..]) {
                 self.gb = Some(encoding_rs::GB18030.new_decoder_without_bom_handling());
-                let _ = writeln!(io::stderr(), "{}", Msg::CliNoteGb18030.text(self.lang));
+                if !self.quiet {
+                    let _ = writeln!(io::stderr(), "{}", Msg::CliNoteGb18030.text(self.lang));
+                }
             }
             return self.feed(a, &bytes[i..], last);
         }
@@ -435,7 +446,7 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// memory stays bounded by the window. Standard input, small files and anything that is not a
 /// regular log (a notebook, a binary file, a map that fails) take the streaming path.
 #[cfg(unix)]
-mod mapped {
+pub(crate) mod mapped {
     use crate::input::{self, Sniff};
     use crate::pipeline::{Options, TextAnalyzer};
     use crate::report::Report;
@@ -489,7 +500,7 @@ mod mapped {
     }
 
     /// The report on a log file, or `None` when the file is not for this path.
-    pub fn read_log(f: &File, len: u64, name: Option<&str>, opts: &Options) -> Option<Report> {
+    pub fn read_log(f: &File, len: u64, name: Option<&str>, opts: &Options, quiet: bool) -> Option<Report> {
         if len < MIN || input::is_ipynb(name) {
             return None;
         }
@@ -503,7 +514,7 @@ mod mapped {
         }
         let mut a = TextAnalyzer::new();
         a.runtime_log(opts);
-        let mut text = crate::cli::Encoding::new(opts.lang);
+        let mut text = crate::cli::Encoding::new(opts.lang, quiet);
         // While the engine reads a window, another thread maps the next one with its pages
         // in place (the kernel's work of faulting them in, a third of the time, runs beside
         // the search instead of inside it) and unmaps the one before.
@@ -535,12 +546,13 @@ mod mapped {
 }
 
 #[cfg(not(unix))]
-mod mapped {
+pub(crate) mod mapped {
     pub fn read_log(
         _: &std::fs::File,
         _: u64,
         _: Option<&str>,
         _: &crate::pipeline::Options,
+        _: bool,
     ) -> Option<crate::report::Report> {
         None
     }
