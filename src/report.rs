@@ -138,8 +138,9 @@ pub struct Report {
     pub probe: Option<Probe>,
     /// Things worth knowing about this input.
     pub notes: Vec<Note>,
-    /// The rank torchrun names as the first observed failure, when the input holds its summary.
-    #[serde(default)]
+    /// The rank torchrun names as the first observed failure, when the input holds its summary
+    /// (absent otherwise: the reports of other inputs stay as they were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<RootCause>,
 }
 

@@ -221,8 +221,8 @@ pub trait Keys {
     const KEYS: &'static [&'static str];
 }
 
-/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`; `@where` writes `place` as `where`),
-/// and list them as [`Keys::KEYS`].
+/// Structs write their fields in order (`@at` inlines a [`Location`], as `#[serde(flatten)]`; `@where` writes `place` as `where`;
+/// `?f` writes an `Option` only when it is `Some`, as `skip_serializing_if`), and list them as [`Keys::KEYS`].
 macro_rules! fields {
     ($t:ty { $($f:tt)* }) => {
         impl $crate::report_json::Json for $t {
@@ -242,6 +242,9 @@ macro_rules! fields {
     (@keys [$($k:expr),*] @where $(, $($rest:tt)*)?) => {
         $crate::report_json::fields!(@keys [$($k,)* "where"] $($($rest)*)?)
     };
+    (@keys [$($k:expr),*] ? $f:ident $(, $($rest:tt)*)?) => {
+        $crate::report_json::fields!(@keys [$($k,)* stringify!($f)] $($($rest)*)?)
+    };
     (@keys [$($k:expr),*] $f:ident $(, $($rest:tt)*)?) => {
         $crate::report_json::fields!(@keys [$($k,)* stringify!($f)] $($($rest)*)?)
     };
@@ -253,6 +256,13 @@ macro_rules! fields {
     (@ $s:ident, $o:ident, @where $(, $($rest:tt)*)?) => {{
         $o.key("where");
         $crate::report_json::Json::json(&$s.place, $o);
+        $($crate::report_json::fields!(@ $s, $o, $($rest)*);)?
+    }};
+    (@ $s:ident, $o:ident, ? $f:ident $(, $($rest:tt)*)?) => {{
+        if let Some(v) = &$s.$f {
+            $o.key(stringify!($f));
+            $crate::report_json::Json::json(v, $o);
+        }
         $($crate::report_json::fields!(@ $s, $o, $($rest)*);)?
     }};
     (@ $s:ident, $o:ident, $f:ident $(, $($rest:tt)*)?) => {{
@@ -322,7 +332,7 @@ fields!(Report {
     checklist,
     probe,
     notes,
-    root_cause
+    ?root_cause
 });
 fields!(Probe { code, ops });
 fields!(Tool { name, version });

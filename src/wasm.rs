@@ -75,8 +75,8 @@ export interface Report {
   checklist: Step[];
   probe: Probe | null;
   notes: Note[];
-  /** The rank torchrun names as the first observed failure, when the input holds its summary. */
-  root_cause: RootCause | null;
+  /** The rank torchrun names as the first observed failure, when the input holds its summary (absent otherwise). */
+  root_cause?: RootCause;
 }
 
 export interface Tool { name: string; version: string }
