@@ -12,7 +12,8 @@
 # cargo-fuzz    the nightly toolchain and cargo-fuzz (for scripts/fuzz.sh)
 # ripgrep       Debian's ripgrep, the peer of make bench (apt-get, only when running as root)
 # jupyter       a virtual environment with today's Jupyter (IPython 9, ipykernel 7:
-#               tests/python/requirements-jupyter.txt), the notebook extension's second kernel.
+#               tests/python/requirements-jupyter.txt), the notebook extension's second kernel,
+#               and fleet triage's engines (ray[data], pyarrow, duckdb).
 #               Where: $FIRST_ASSERT_JUPYTER_ENV, default ~/.cache/first-assert/jupyter
 # wheel         a virtual environment with maturin, ziglang and auditwheel (python/requirements-build.txt),
 #               for make wheel. Where: $FIRST_ASSERT_WHEEL_ENV, default ~/.cache/first-assert/wheel
@@ -161,7 +162,7 @@ jupyter_env() {
 }
 
 jupyter() {
-  venv "$(jupyter_env)" tests/python/requirements-jupyter.txt "~30 seconds"
+  venv "$(jupyter_env)" tests/python/requirements-jupyter.txt "~1 minute, ~700 MB"
 }
 
 for what in "$@"; do

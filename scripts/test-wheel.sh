@@ -10,7 +10,7 @@ bash scripts/wheel.sh
 bash scripts/ensure-tools.sh torch
 env=$(bash scripts/ensure-tools.sh torch-env)
 "$env/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*_x86_64.whl
-cargo build --release --locked --quiet --bin first-assert
+cargo build --release --locked --quiet --bin first-assert --example genfleet
 FIRST_ASSERT_BIN=target/release/first-assert "$env/bin/python" -W ignore tests/python/test_package.py
 # %load_ext first_assert in real kernels (the kernels' debugger notes filtered out): Colab's
 # (Python 3.13, IPython 7.34, ipykernel 6.17.1, with torch) and today's Jupyter's (IPython 9,
@@ -26,4 +26,6 @@ bash scripts/ensure-tools.sh jupyter
 jenv=$(bash scripts/ensure-tools.sh jupyter-env)
 "$jenv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps dist/wheels/*_x86_64.whl
 kernel_tests "$jenv/bin/python"
+# Fleet triage from Python: triage, triage_arrow, Ray Data's example and the DuckDB recipe.
+"$jenv/bin/python" -W ignore tests/python/test_fleet.py
 printf 'test-wheel: %ds\n' "$(($(date +%s) - start))" >&2

@@ -90,6 +90,34 @@ fn probe(lang: &str) -> PyResult<String> {
     Ok(crate::probe::probe(self::lang(lang)?, None).code)
 }
 
+/// The rows of every file under `paths` (logs, notebooks, torchrun error files, gzipped or
+/// not; folders read recursively), as a JSON array in path order, read on `jobs` threads with
+/// the GIL released.
+#[pyfunction]
+#[pyo3(signature = (paths, jobs=None))]
+fn triage(py: Python<'_>, paths: Vec<std::path::PathBuf>, jobs: Option<usize>) -> String {
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    py.detach(|| serde_json::to_string(&cli::triage::rows_of(&paths, jobs, Lang::En)).unwrap_or_default())
+}
+
+/// The rows of files already read (`(path, bytes)`, gzipped or not), as a JSON array in their
+/// order, on `jobs` threads with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (items, jobs=None))]
+fn triage_bytes(py: Python<'_>, items: Vec<(String, Vec<u8>)>, jobs: Option<usize>) -> String {
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    py.detach(|| serde_json::to_string(&cli::triage::rows_of_bytes(&items, jobs, Lang::En)).unwrap_or_default())
+}
+
+/// The grouped table of rows (their JSON array), as `first-assert triage` prints it.
+#[pyfunction]
+#[pyo3(signature = (rows, lang="en"))]
+fn triage_table(rows: &str, lang: &str) -> PyResult<String> {
+    let l = self::lang(lang)?;
+    let rows: Vec<crate::triage::Row> = serde_json::from_str(rows).map_err(|e| PyValueError::new_err(format!("not triage rows: {e}")))?;
+    Ok(cli::triage::table_of(&rows, l))
+}
+
 /// The package version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -105,5 +133,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(say, m)?)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;
     m.add_function(wrap_pyfunction!(card_line, m)?)?;
+    m.add_function(wrap_pyfunction!(triage, m)?)?;
+    m.add_function(wrap_pyfunction!(triage_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(triage_table, m)?)?;
     Ok(())
 }
