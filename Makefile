@@ -7,6 +7,8 @@
 #   make web     the WebAssembly package and the bookmarklet in www/pkg, the extension in
 #                dist/extension (FIRST_ASSERT_ORIGIN: the site its shared links point at)
 #   make bench   throughput of the CLI on generated logs, and the page in headless Chromium
+#   make bench-fleet  fleet triage on a generated fleet of 4,000 logs against one process per
+#                file, ripgrep and Ray Data
 #   make report  the CLI's reports on the demo logs, in the terminal
 #   make calibration  how often a cause stated at p is right, over the project's labelled
 #                fixtures (CALIBRATE=DIR... for other labelled outputs)
@@ -27,7 +29,7 @@ FUZZ_SECONDS ?= 60
 BIN := target/release/first-assert
 E2E := tests/e2e
 
-.PHONY: build test tools web serve report bench dist clean calibration wheel
+.PHONY: build test tools web serve report bench bench-fleet dist clean calibration wheel
 
 build:
 	$(CARGO) build --release --locked
@@ -77,6 +79,10 @@ bench: build web
 	cd $(E2E) && node bench.mjs && node bench-notebook.mjs && node bench-file.mjs
 	@bash scripts/ensure-tools.sh torch
 	@$$(bash scripts/ensure-tools.sh torch-env)/bin/python -W ignore tests/probe/overhead.py 2>/dev/null
+	@bash scripts/bench-fleet.sh
+
+bench-fleet:
+	@bash scripts/bench-fleet.sh
 
 clean:
 	$(CARGO) clean
