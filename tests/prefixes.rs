@@ -35,6 +35,9 @@ type Prefix = Box<dyn Fn(usize) -> String>;
 const LEVELS: &[&str] = &["ERROR", "WARNING", "INFO", "CRITICAL"];
 const HOSTS: &[&str] = &["gpu-node-07", "ip-10-0-1-12", "a100x8-2", "dgx03", "worker-b"];
 const NAMES: &[&str] = &["trainer", "main", "train_net", "accelerate.utils", "lightning.fabric"];
+/// Ray's and vLLM's process names (Ray Train, vLLM's V0 and V1 engines, verl's task runner).
+const ACTORS: &[&str] =
+    &["RayTrainWorker", "RayWorkerWrapper", "TaskRunner", "StageEngineCoreProc", "EngineCore_DP0", "WorkerDict"];
 const FILES: &[&str] = &["multiproc_worker_utils", "core", "multiproc_executor", "scheduler", "engine"];
 
 /// A time of day `s` seconds after a start, `hh:mm:ss`.
@@ -60,7 +63,11 @@ fn family(k: usize, rng: &mut Rng) -> (&'static str, Prefix) {
         1 => ("torchrun --tee", Box::new(move |_| format!("[default{r}]:"))),
         2 => ("mpirun", Box::new(move |_| format!("[1,{r}]<stderr>:"))),
         3 => ("ray pid", Box::new(move |_| format!("(pid={pid}) "))),
-        4 => ("ray actor", Box::new(move |_| format!("(RayTrainWorker pid={pid}, ip=10.{r}.{}.{}) ", r * 3, 7 + r))),
+        4 => {
+            let actor = rng.pick(ACTORS);
+            let ip = if r % 2 == 0 { format!(", ip=10.{r}.{}.{}", r * 3, 7 + r) } else { String::new() };
+            ("ray actor", Box::new(move |_| format!("({actor} pid={pid}{ip}) ")))
+        }
         5 => (
             "vllm worker",
             Box::new(move |i| {
@@ -198,6 +205,36 @@ fn every_prefix_family_reads_as_the_bare_log() {
             + f.split(" on ").nth(1).unwrap_or("").split(':').next().unwrap_or("")
     });
     assert!(failures.is_empty(), "{n} differ, one of each:\n{}", failures.join("\n"));
+}
+
+/// The paste a notebook user makes most (the host line and PyTorch's hint lines), and the host
+/// line alone, behind every prefix family: still the assert, read as the bare paste is.
+#[test]
+fn a_bare_host_error_behind_every_prefix_is_the_assert() {
+    const HOST: &str = "RuntimeError: CUDA error: device-side assert triggered\n";
+    const HINTS: &str = "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n";
+    let pastes = [HOST.to_string(), format!("{HOST}{HINTS}")];
+    let bare: Vec<String> = pastes.iter().map(|t| gist(&analyze(t))).collect();
+    let mut rng = Rng(0x0ba2_e000_0049);
+    let mut failures = Vec::new();
+    for k in 0..FAMILIES {
+        for _ in 0..PER_FAMILY {
+            let (fam, p) = family(k, &mut rng);
+            for (text, want) in pastes.iter().zip(&bare) {
+                // `less -N`'s `      1 ` is also IPython's numbered source line: taken off only
+                // where other lines show it is a prefix (learned), so not on a line alone.
+                if fam == "less -N" && text.lines().count() == 1 {
+                    continue;
+                }
+                let r = analyze(&prefixed(text, &p));
+                if r.verdict != Verdict::DeviceAssert || &gist(&r) != want {
+                    failures.push(format!("{fam} {:?}: {}", p(0), gist(&r)));
+                }
+            }
+        }
+    }
+    assert!(bare.iter().all(|g| g.starts_with("DeviceAssert")), "{bare:?}");
+    assert!(failures.is_empty(), "{} of {}:\n{}", failures.len(), FAMILIES * PER_FAMILY * 2, failures.join("\n"));
 }
 
 #[test]

@@ -316,7 +316,7 @@ mod tests {
         s.begin_cell(1, Some(2));
         s.begin_output(0);
         assert!(s.inert.get(warning).is_some(), "still inert in the next cell");
-        s.feed(b"worker-3 | Traceback (most recent call last):\nworker-3 |   File \"t.py\", line 2, in <module>\nworker-3 | ValueError: bad\n");
+        s.feed("worker-3 » Traceback (most recent call last):\nworker-3 »   File \"t.py\", line 2, in <module>\nworker-3 » ValueError: bad\n".as_bytes());
         s.feed(&[&warning[..], b"\n"].concat());
         s.end_block();
         assert!(s.learned.is_some(), "the traceback taught its prefix");

@@ -91,7 +91,8 @@ pub struct Patterns {
     /// `CUDA_LAUNCH_BLOCKING` set to 1 (shell, Python, IPython magic).
     pub launch_blocking: LazyRegex,
     pub launcher: LazyRegex,
-    /// The level names a logger prefix may hold past its first character.
+    /// The level names a logger prefix may hold past its first character, and Docker Compose's
+    /// column (`trainer-1  | `).
     pub levels: Keywords,
     /// What shows where a traceback line's prefix ends: its header, a frame's `File "`.
     pub tb_anchors: Keywords,
@@ -219,8 +220,16 @@ impl Patterns {
             ),
             prefix: re(concat!(
                 r"^(?:",
-                r"(?P<rank>\s*\[(?:[Rr]ank|RANK|default)\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s)",
-                r"|(?P<log>",
+                // A rank: `[rank3]:`, Lightning's `[rank: 0]`, torchrun's `[default3]:`, `rank 3:`, `14: `.
+                r"\s*\[(?:[Rr]ank|RANK|default):?\s*\d+\]\s*:?\s?|\s*(?:[Rr]ank|RANK)\s*\d+\s*:\s?|\s{0,3}\d{1,4}:\s",
+                // A line number: `cat -n`'s `     1\t` (`less -N`'s `      1 ` is IPython's source
+                // line too: it is learned, not known).
+                r"|\s*\d{1,7}\t",
+                // A process: Ray's and vLLM's `(pid=123)`, `(RayWorkerWrapper pid=4242, ip=10.0.0.1)`,
+                // `(VllmWorker rank=0 pid=812)`, `(EngineCore_DP0 pid=77)`; Docker Compose's `trainer-1  | `.
+                r"|\((?:[\w.-]+ )?(?:\w+=[\w.:-]+,? )*pid=\d+(?:,? \w+=[\w.:-]+)*\)\s?|[\w.-]*[-_]\d+\s+\|\s?",
+                // A logger's time and level.
+                r"|(?:",
                 r"\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s?",
                 r"|\d{2}/\d{2}(?:/\d{2,4})?\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s?",
                 r"|\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s?",
@@ -257,7 +266,7 @@ impl Patterns {
                 r"|[/\\](?:vllm|sglang|deepspeed)[/\\]|torch[/\\.]distributed[/\\.](?:elastic|run|launch)",
                 r"|[/\\]accelerate[/\\]commands[/\\]launch"
             )),
-            levels: Keywords::new(&["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"]),
+            levels: Keywords::new(&["MODEL_LOG", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", " | "]),
             tb_anchors: Keywords::new(&["Traceback (most recent call last)", "File \""]),
             notes: Keywords::new(&[
                 "asynchronously reported",
@@ -363,6 +372,11 @@ mod tests {
             "DEBUG: x",
             "Epoch 1",
             "/usr/lib/x.py:1: UserWarning: y",
+            "(pid=123) x",
+            "(RayWorkerWrapper pid=4242, ip=10.0.0.1) x",
+            "trainer-1  | x",
+            "web_1 | x",
+            "[rank: 0] x",
         ]
         .iter()
         .map(|s| s.replace("\\t", "\t"))
@@ -462,11 +476,19 @@ mod tests {
             ("2022-12-28 16:13:02 [ERROR]  RuntimeError: x", "[ERROR]  RuntimeError: x"),
             ("[W CUDAGuardImpl.h:115] Warning: CUDA warning: x", "Warning: CUDA warning: x"),
             ("W-9000-m_1.0-stderr MODEL_LOG - ../a/b.cu:1: x", "../a/b.cu:1: x"),
+            ("[rank: 0] RuntimeError: x", "RuntimeError: x"),
+            ("(pid=123) RuntimeError: x", "RuntimeError: x"),
+            ("(RayWorkerWrapper pid=4242, ip=10.0.0.1) RuntimeError: x", "RuntimeError: x"),
+            ("(VllmWorker rank=2 pid=77) RuntimeError: x", "RuntimeError: x"),
+            ("(TaskRunner pid=1234) RuntimeError: x", "RuntimeError: x"),
+            ("trainer-1  | RuntimeError: x", "RuntimeError: x"),
         ] {
             let m = p.prefix.find(line).unwrap();
             assert_eq!(&line[m.end()..], rest);
         }
-        assert!(p.prefix.find("RuntimeError: x").is_none());
+        for line in ["RuntimeError: x", "(see pid=3 above) x", "loss | 0.3", "(a) pid=3 x"] {
+            assert!(p.prefix.find(line).is_none(), "{line}");
+        }
     }
 
     #[test]

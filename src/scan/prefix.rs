@@ -33,14 +33,14 @@ pub fn strip_known(s: &str) -> &str {
 }
 
 /// False when `line` cannot start with a prefix `Patterns::prefix` strips: each of its forms
-/// begins with `[`, a digit, `rank` (any case the pattern takes) or glog's level letter and a
-/// digit, or holds `MODEL_LOG` or a level name. Lets most lines skip the pattern (an error
+/// begins with `[`, `(`, a digit, `rank` (any case the pattern takes) or glog's level letter and a
+/// digit, or holds `MODEL_LOG`, a level name or Docker Compose's ` | `. Lets most lines skip the pattern (an error
 /// line starting `RuntimeError` used to run it for its `R`).
 pub fn may_have_known(p: &Patterns, line: &str) -> bool {
     let b = line.trim_start().as_bytes();
     match b.first() {
         None => false,
-        Some(b'[' | b'0'..=b'9') => true,
+        Some(b'[' | b'(' | b'0'..=b'9') => true,
         Some(b'R' | b'r') if b[1..].starts_with(b"ank") || b[1..].starts_with(b"ANK") => true,
         Some(b'I' | b'W' | b'E' | b'F') if b.get(1).is_some_and(u8::is_ascii_digit) => true,
         // One search for all of them (six substring searches cost the package more).
