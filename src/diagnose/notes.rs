@@ -67,6 +67,9 @@ pub(super) fn notes(
             || host.is_some_and(|h| h.dialect == "hip_error" || h.quote.text.contains("HIP error"));
         add("dsa_needs_source_build", if rocm { Msg::NoteDsaRocm } else { Msg::NoteDsa }, vec![]);
     }
+    if kernel.is_some_and(|k| k.dialect == "rocm" && k.site.condition.as_deref().is_some_and(|c| c.trim() == "0")) {
+        add("condition_not_printed", Msg::NoteConditionNotPrinted, vec![]);
+    }
     if facts.sites.len() > 1 {
         add("several_sites", Msg::NoteSeveralSites, vec![("n", Arg::Num(facts.sites.len() as u64))]);
     }

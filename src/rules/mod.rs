@@ -440,8 +440,10 @@ impl RuleSet {
     }
 
     fn site_table(&self, site: &KernelSite, short: Option<&str>) -> Option<SiteMatch> {
-        let file = site.file_name().to_ascii_lowercase();
-        if let Some(c) = &site.condition {
+        let file = file_key(site);
+        // A condition that says nothing counts only in its own file's sites; past them, the file
+        // and function tell.
+        if let Some(c) = site.condition.as_ref().filter(|c| !says_nothing(c) || self.has_condition_in(c, &file)) {
             let key = condition_key(c);
             // A condition torn by another process's output starts with the real one.
             let exact = self.sites_by_condition.get(&key);
@@ -477,6 +479,12 @@ impl RuleSet {
         self.file_rules(cands).into_iter().next()
     }
 
+    /// True when one of `file`'s sites has the condition `c`.
+    fn has_condition_in(&self, c: &str, file: &str) -> bool {
+        let cands = self.sites_by_condition.get(&condition_key(c));
+        cands.is_some_and(|cs| cs.iter().any(|&(r, s)| self.rules[r].sites[s].file.eq_ignore_ascii_case(file)))
+    }
+
     /// The rules of a file's sites, each as strong as its share of them (a file shared by
     /// rules, when only the file is known: an old build's host message names no condition).
     fn file_rules(&self, cands: &[(usize, usize)]) -> Vec<SiteMatch> {
@@ -495,7 +503,7 @@ impl RuleSet {
     /// Every rule a site may belong to by the site table, the strongest first.
     fn site_matches(&self, site: &KernelSite, short: Option<&str>) -> Vec<SiteMatch> {
         if site.condition.is_none() && short.is_none() {
-            let file = site.file_name().to_ascii_lowercase();
+            let file = file_key(site);
             if let Some(cands) = self.sites_by_file.get(&file) {
                 return self.file_rules(cands);
             }
@@ -767,6 +775,23 @@ fn message_keywords(rules: &[RuleDef]) -> Vec<&'static str> {
 }
 
 /// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.
+/// A site's file as the site table keys it: its name in small letters, hipify's `.hip` read as
+/// the `.cu` it was made from.
+fn file_key(site: &KernelSite) -> String {
+    let file = site.file_name().to_ascii_lowercase();
+    match file.strip_suffix(".hip") {
+        Some(stem) => format!("{stem}.cu"),
+        None => file,
+    }
+}
+
+/// A condition that tells nothing of the failure: ROCm builds print `0` for PyTorch's asserts
+/// (`Device-side assertion `0' failed.`), and `false` stands in a switch's default. Such a site is
+/// known by its file and function, never by the condition alone.
+fn says_nothing(c: &str) -> bool {
+    matches!(c.trim(), "0" | "false")
+}
+
 fn site_text(site: &KernelSite, short: Option<&str>) -> String {
     let mut s = site.file_name().to_string();
     if let Some(l) = site.line {
