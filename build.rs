@@ -312,14 +312,20 @@ fn translate_ops(
     let table: BTreeMap<String, String> =
         toml::from_str(&src).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
     let mut used = std::collections::BTreeSet::new();
-    // English words: two letters or more, a space, two lowercase letters or more ("with offsets").
+    // English words: two letters or more, a space, two lowercase letters or more ("with offsets"),
+    // or a bracket opening on a word of small letters ("(not BCEWithLogitsLoss)", "(on CUDA)").
     let prose = |o: &str| {
         let b = o.as_bytes();
+        let bracketed = |j: usize| {
+            let n = b[j..].iter().take_while(|c| c.is_ascii_lowercase()).count();
+            n >= 2 && b.get(j + n) == Some(&b' ')
+        };
         (0..b.len()).any(|i| {
             b[i] == b' '
                 && i >= 2
-                && b[i - 2..i].iter().all(u8::is_ascii_alphabetic)
-                && b.get(i + 1..i + 3).is_some_and(|w| w.iter().all(u8::is_ascii_lowercase))
+                && ((b[i - 2..i].iter().all(u8::is_ascii_alphabetic)
+                    && b.get(i + 1..i + 3).is_some_and(|w| w.iter().all(u8::is_ascii_lowercase)))
+                    || (b.get(i + 1) == Some(&b'(') && bracketed(i + 2)))
         })
     };
     let mut tr = |o: &String| match table.get(o) {

@@ -74,6 +74,8 @@ pub struct StepsContext {
     pub compiled: bool,
     /// The package index the notebook extension installs from, when the caller offers one.
     pub index: Option<String>,
+    /// Nothing in the output told the source: the notebook is the likeliest.
+    pub source_guessed: bool,
 }
 
 pub use crate::report::Source;

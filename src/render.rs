@@ -203,10 +203,12 @@ pub fn cause_heading(c: &Cause) -> Msg {
 }
 
 /// With nothing in the output to go on: the cause most often behind this error, said as such
-/// (`Usually: A class label is out of range — the probe will tell`).
+/// (`Cause unknown from this output — most often: A class label is out of range (42% of these
+/// errors)`): the headline says what the cause's chip says, unknown, and the likeliest one.
 pub fn usually(c: &Cause, l: Lang) -> Option<String> {
     let top = c.candidates.first().filter(|_| c.basis == Basis::None)?;
-    Some(Msg::ViewUsually.fill(l, &[("cause", &top.title)]))
+    let pct = (top.confidence * 100.0).round() as u32;
+    Some(Msg::ViewUsually.fill(l, &[("cause", &top.title), ("pct", &pct)]))
 }
 
 /// Where a `-->` points: `train.log:13` in a log; in a notebook the place as every other part of
@@ -265,7 +267,7 @@ fn cause(out: &mut String, st: &Style, l: Lang, c: &Cause, verbose: bool) {
                 out,
                 "       {}{} {}",
                 st.dim(&labelled(l, &e.place, "")),
-                st.dim(&format!("[{}]", e.scope)),
+                st.dim(&format!("[{}]", scope_word(l, &e.scope))),
                 short(&e.text, 160)
             );
         }
@@ -592,6 +594,26 @@ fn colon(l: Lang) -> &'static str {
     match l {
         Lang::Zh => "：",
         _ => ": ",
+    }
+}
+
+
+/// An evidence's scope as a reader of `l` says it (the report's ids are English words).
+fn scope_word<'a>(l: Lang, scope: &'a str) -> &'a str {
+    if l != Lang::Zh {
+        return scope;
+    }
+    match scope {
+        "site" => "内核位置",
+        "kernel" => "内核行",
+        "frame" => "调用栈",
+        "code" => "代码",
+        "message" => "日志行",
+        "raised" => "报错行",
+        "check" => "检查",
+        "confirmation" => "探针确认",
+        "context" => "上下文",
+        other => other,
     }
 }
 

@@ -140,10 +140,10 @@ fn chinese_punctuation_and_no_rule_ids_unless_verbose() {
     let zh = text(&run_stdin(&["--lang", "zh", "--color", "never"], host).stdout);
     // A full-width colon or parenthesis takes no space around it.
     assert!(!zh.contains("： ") && !zh.contains(" ("), "{zh}");
-    assert!(zh.contains("通常是：类别标签越界——探针会给出答案"), "{zh}");
+    assert!(zh.contains("从这段输出看不出原因——最常见的是：类别标签越界（这类错误的 42%）"), "{zh}");
     assert!(zh.contains("traceback：没有 traceback"), "{zh}");
     let en = text(&run_stdin(&["--color", "never"], host).stdout);
-    assert!(en.contains("Usually: A class label is out of range — the probe will tell"), "{en}");
+    assert!(en.contains("Cause unknown from this output — most often: A class label is out of range ("), "{en}");
     assert!(en.contains("(42% of these errors)"), "shares, not certainty: {en}");
     assert!(!en.contains("no-evidence") && !en.contains("rule:"), "{en}");
     let verbose = text(&run_stdin(&["--color", "never", "--verbose"], host).stdout);

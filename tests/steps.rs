@@ -103,3 +103,43 @@ fn with_an_index_a_notebook_loads_the_extension_from_it() {
     assert!(without.checklist.iter().all(|s| s.id != "load_ext"));
     step(&without, "probe");
 }
+
+/// The paste a notebook user makes most often, PyTorch's host line and hint lines alone: nothing
+/// tells where it ran, so the steps are a notebook's (copy the runtime log, restart the runtime)
+/// and the script's way is one line; the card says the cause is unknown and judges no traceback.
+#[test]
+fn a_bare_host_error_gets_a_notebooks_steps_and_the_scripts_way_in_one_line() {
+    let paste = "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n";
+    for lang in Lang::ALL {
+        let r = first_assert::analyze_text(paste, &Options::lang(lang));
+        assert_eq!(r.input.source, Source::Notebook);
+        let ids: Vec<&str> = r.checklist.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["runtime_log", "restart", "probe", "launch_blocking", "rerun", "cpu", "fix"], "{lang:?}");
+        let restart = step(&r, "restart");
+        assert!(restart.body.contains("CUDA_LAUNCH_BLOCKING=1 python train.py"), "the script's way: {}", restart.body);
+        assert_eq!(restart.body.matches("python train.py").count(), 1, "in one line");
+        // No traceback here: nothing to distrust.
+        let stack = r.stack.as_ref().unwrap();
+        assert!(!stack.explanation.contains("Do not trust") && !stack.explanation.contains("不要相信"), "{}", stack.explanation);
+        assert!(r.cause.as_ref().is_some_and(|c| c.category == first_assert::report::Category::Unknown));
+    }
+    // The same error under a script's traceback stays a script's.
+    let script = "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss.backward()\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let r = first_assert::analyze_text(script, &Options::default());
+    assert_eq!(r.input.source, Source::Script);
+    assert!(step(&r, "probe").title.contains("script"));
+}
+
+/// One step says it goes first: the probe (it sets CUDA_LAUNCH_BLOCKING=1 itself), the variable
+/// alone being the other way; a script is run once more, not three times.
+#[test]
+fn one_step_goes_first_and_a_script_runs_once_more() {
+    let notebook = report("colab-echoes.ipynb", Lang::En);
+    let first = |s: &first_assert::Step| s.body.contains("first cell after") || s.body.contains("very first");
+    let claims: Vec<&str> = notebook.checklist.iter().filter(|s| first(s)).map(|s| s.id.as_str()).collect();
+    assert_eq!(claims, ["probe"], "{:?}", notebook.checklist);
+    let script = report("crlf-ansi-cross-entropy.log", Lang::En);
+    let runs: Vec<&str> =
+        script.checklist.iter().filter(|s| s.body.contains("run it again") || s.title.contains("Run it again")).map(|s| s.id.as_str()).collect();
+    assert_eq!(runs, ["rerun"], "{:?}", script.checklist);
+}

@@ -151,7 +151,7 @@ export class Sharer {
   cause(c) {
     if (c.basis === "none" && c.candidates?.length) {
       // Nothing here to go on: the cause most often behind this error, and the shares.
-      let md = `**${prose(this.t("view_usually", { cause: c.candidates[0].title }))}**\n\n${prose(c.summary)}\n\n`;
+      let md = `**${prose(this.t("view_usually", { cause: c.candidates[0].title, pct: Math.round(c.candidates[0].confidence * 100) }))}**\n\n${prose(c.summary)}\n\n`;
       md += `${this.item(this.t("view_usual_causes"), "").trimEnd()}\n\n`;
       for (const k of c.candidates) md += `- ${prose(k.title)} · ${this.t("view_share_of_errors", { pct: Math.round(k.confidence * 100) })}\n`;
       return md + "\n";

@@ -30,6 +30,15 @@ impl Msg {
     }
 }
 
+/// A bound the probe printed (`0 <= target < 10 or target == -100 (ignore_index)`) in `lang`'s
+/// word for "or", whichever language the probe spoke.
+pub fn bound(lang: Lang, allowed: &str) -> String {
+    match lang {
+        Lang::Zh => allowed.replace(" or ", " 或 "),
+        _ => allowed.replace(" 或 ", " or "),
+    }
+}
+
 /// Says where something is: `line 12`, or `cell [3], output line 12` in a notebook (`cell #4,
 /// output line 12` for a cell that never ran).
 pub fn location(lang: Lang, at: &crate::report::Location) -> String {
@@ -80,6 +89,16 @@ impl fmt::Display for crate::input::InputError {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bound_says_or_in_the_reports_language() {
+        let zh = "0 <= target < 10 或 target == -100 (ignore_index)";
+        let en = "0 <= target < 10 or target == -100 (ignore_index)";
+        assert_eq!(bound(Lang::En, zh), en);
+        assert_eq!(bound(Lang::Zh, en), zh);
+        assert_eq!(bound(Lang::En, en), en);
+        assert_eq!(bound(Lang::En, "0 <= p <= 1"), "0 <= p <= 1");
+    }
 
     #[test]
     fn tags_pick_languages() {

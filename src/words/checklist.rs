@@ -26,6 +26,9 @@ pub struct Context<'a> {
     pub compiled: bool,
     /// The package index the notebook extension installs from, when the caller offers one.
     pub index: Option<&'a str>,
+    /// The source was guessed (nothing in the output tells): a notebook's steps, the script's
+    /// way in one line.
+    pub source_guessed: bool,
 }
 
 /// A code snippet from the catalogue (the leading newline of the TOML text dropped).
@@ -98,6 +101,7 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     // A script's process ended with the error: nothing to restart but the run itself.
     let restart = match c.source {
         _ if category == Category::StaleContext => Some(Msg::StepRestartStaleBody),
+        Source::Notebook if c.source_guessed => Some(Msg::StepRestartGuessedBody),
         Source::Notebook => Some(Msg::StepRestartBody),
         Source::Launch => Some(Msg::StepRestartLaunchBody),
         Source::Script => None,
@@ -113,17 +117,27 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         let code = format!("%pip install first-assert --index-url {index}\n%load_ext first_assert\n%first_assert isolate");
         let body = Msg::StepLoadExtBody.fill(l, &[("index", &index)]);
         v.push(step("load_ext", Msg::StepLoadExtTitle.text(l).into(), body, Some(&code), false));
+    } else if probe_first(c) {
+        // The probe sets the variable itself: it goes first, the variable alone is the other way.
+        // Its code is the report's `probe.code`: one copy, not two.
+        let title = if c.source == Source::Notebook { Msg::StepProbeTitle } else { Msg::StepProbeScriptTitle };
+        v.push(said(l, "probe", title, probe_body(c.source), None));
+        let (body, snippet) = if c.source == Source::Notebook {
+            (Msg::StepLaunchBlockingAltBody, Msg::SnippetLaunchBlocking)
+        } else {
+            (Msg::StepLaunchBlockingAltScriptBody, Msg::SnippetLaunchBlockingScript)
+        };
+        v.push(said(l, "launch_blocking", Msg::StepLaunchBlockingAltTitle, body, Some(snippet)));
     } else {
         v.push(launch_blocking(c));
-    }
-    if c.probe.is_some() && !(c.source == Source::Notebook && c.index.is_some()) {
-        // Its code is the report's `probe.code`: one copy, not two.
-        let title = match c.source {
-            Source::Notebook => Msg::StepProbeTitle,
-            Source::Script => Msg::StepProbeScriptTitle,
-            Source::Launch => Msg::StepProbeLaunchTitle,
-        };
-        v.push(said(l, "probe", title, probe_body(c.source), None));
+        if c.probe.is_some() && c.index.is_none() {
+            let title = match c.source {
+                Source::Notebook => Msg::StepProbeTitle,
+                Source::Script => Msg::StepProbeScriptTitle,
+                Source::Launch => Msg::StepProbeLaunchTitle,
+            };
+            v.push(said(l, "probe", title, probe_body(c.source), None));
+        }
     }
     // The rerun, read from its first error: the echoes are not new problems.
     let mut rerun = rerun(c);
@@ -152,6 +166,13 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     let body = format!("{fix}{}{}", sep(l), then.text(l));
     v.push(step("fix", Msg::StepFixTitle.text(l).into(), body, None, false));
     v
+}
+
+/// Whether the probe leads (a notebook or a script, the variable not yet set, nothing compiled):
+/// it sets CUDA_LAUNCH_BLOCKING=1 itself, so the checklist names one first step, not two.
+fn probe_first(c: &Context<'_>) -> bool {
+    let lb = c.stack.map(|s| s.launch_blocking).unwrap_or(LaunchBlocking::NotSet);
+    c.probe.is_some() && c.source != Source::Launch && lb == LaunchBlocking::NotSet && !c.compiled
 }
 
 /// Between two sentences: a space, none in Chinese.

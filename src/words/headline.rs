@@ -60,8 +60,10 @@ fn confirmed(c: &Confirmation, cause: &Cause, lang: Lang) -> String {
     });
     let at = at.unwrap_or_default();
     match (&c.value, &c.allowed) {
-        (Some(v), Some(a)) if !c.op.is_empty() => Msg::HeadlineConfirmed
-            .fill(lang, &[("how", &how), ("op", &c.op), ("value", v), ("allowed", a), ("at", &at)]),
+        (Some(v), Some(a)) if !c.op.is_empty() => Msg::HeadlineConfirmed.fill(
+            lang,
+            &[("how", &how), ("op", &c.op), ("value", v), ("allowed", &crate::text::bound(lang, a)), ("at", &at)],
+        ),
         _ => Msg::HeadlineConfirmedPlain
             .fill(lang, &[("how", &how), ("cause", &cause.title), ("at", &at), ("error", &clip_words(&c.text, 160))]),
     }

@@ -48,6 +48,7 @@ pub fn word(r: &mut Report, keys: &Keys, lang: Lang) {
         compiled: keys.steps.compiled,
         index: keys.steps.index.as_deref(),
         probe: r.probe.as_ref(),
+        source_guessed: keys.steps.source_guessed,
     });
     r.headline = headline::headline(r, &keys.headline, lang);
     r.notes = keys.notes.iter().map(|n| note(n, lang)).collect();
@@ -99,8 +100,9 @@ fn explain_stack(s: &Stack, has_frames: bool, lang: Lang) -> String {
     };
     let why = match &s.innocent_op {
         Some(op) => Msg::StackInnocent.fill(lang, &[("op", op)]),
-        None if s.async_note => Msg::StackAsync.text(lang).to_string(),
+        // No traceback: nothing to distrust (PyTorch's hint lines speak of a traceback not here).
         None if !has_frames => Msg::StackNoTraceback.text(lang).to_string(),
+        None if s.async_note => Msg::StackAsync.text(lang).to_string(),
         None => Msg::StackUnsure.text(lang).to_string(),
     };
     match late {

@@ -66,6 +66,30 @@ test("the failed check is inside the visible record, at both widths and in both 
         const [scroll, inner] = await sideways(page);
         assert.ok(scroll <= inner, `${name}: the page is ${scroll} px wide in a ${inner} px viewport`);
         assert.equal(await page.locator("[data-testid=failed-check]").textContent(), want[lang].first_assert.site.condition, name);
+        // The record's `Loss.cu:242` stays whole: a narrow screen breaks the path between its
+        // directories, not inside the file's name and line.
+        const site = want[lang].first_assert.site;
+        const token = `${site.file.split(/[\\/ ]/).pop()}:${site.line}`;
+        const tops = await page.evaluate((token) => {
+          const code = document.querySelector("[data-testid=first-assert-line] code");
+          const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+          const nodes = [];
+          let all = "";
+          for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            if (n.parentElement.closest(".fa-sr, .fa-glued")) continue;
+            nodes.push([n, all.length]);
+            all += n.data;
+          }
+          const at = all.indexOf(token);
+          if (at < 0) return null;
+          const place = (i) => nodes.findLast(([, o]) => o <= i);
+          const range = document.createRange();
+          const [a, ao] = place(at), [b, bo] = place(at + token.length - 1);
+          range.setStart(a, at - ao);
+          range.setEnd(b, at + token.length - bo);
+          return [...new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)))];
+        }, token);
+        if (tops) assert.equal(tops.length, 1, `${name}: ${token} is broken over lines ${tops}`);
       }
       assertSameOrigin(log, suite.srv.origin);
       await ctx.close();
@@ -82,6 +106,9 @@ test("after a paste, a file, a drop and a demo the answer card is in view and ha
       const r = document.querySelector("[data-testid=answer-title]").getBoundingClientRect();
       return r.top >= 0 && r.bottom <= window.innerHeight && document.activeElement?.id === "fa-answer-title";
     });
+  // The focused headline draws no ring (it is no control; a red ring read as an error of its own).
+  const ringless = (page, how) =>
+    page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle).then((s) => assert.equal(s, "none", `a ring around the headline after ${how}`));
   const { ctx, page, log } = await context("phone", "en");
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
 
@@ -99,6 +126,7 @@ test("after a paste, a file, a drop and a demo the answer card is in view and ha
   await page.waitForFunction(() => document.activeElement?.id === "fa-answer-title");
   await page.waitForTimeout(400); // the smooth scroll ends
   assert.equal(await inView(page), true, "after a paste");
+  await ringless(page, "a paste");
 
   for (const [how, run] of [
     ["a file", () => page.setInputFiles("[data-testid=file-input]", path.join(WWW, "demo/colab-nll-labels.ipynb"))],
@@ -123,6 +151,7 @@ test("after a paste, a file, a drop and a demo the answer card is in view and ha
     await page.waitForFunction(() => document.activeElement?.id === "fa-answer-title");
     await page.waitForTimeout(400); // the smooth scroll ends
     assert.equal(await inView(page), true, `after ${how}`);
+    await ringless(page, how);
   }
   await page.screenshot({ path: path.join(artifactsDir(), "answer-after-demo-phone.png") });
   assertSameOrigin(log, suite.srv.origin);
@@ -444,7 +473,8 @@ test("the card says how sure in words: Most likely (the prior alone, with its no
       if (basis === "none") {
         const top = want.cause.candidates[0];
         assert.equal(got.basis, "none", name);
-        assert.equal(got.title, lang === "en" ? `Usually: ${top.title} — the probe will tell` : `通常是：${top.title}——探针会给出答案`, `${name}: the likeliest cause, said as what usually causes it`);
+        const pct = Math.round(top.confidence * 100);
+        assert.equal(got.title, lang === "en" ? `Cause unknown from this output — most often: ${top.title} (${pct}% of these errors)` : `从这段输出看不出原因——最常见的是：${top.title}（这类错误的 ${pct}%）`, `${name}: unknown, as the cause's chip says, and the likeliest cause with its share`);
         assert.deepEqual(got.cands, ["invalid_label", "index_out_of_bounds", "invalid_value"], `${name}: the usual causes in the article's order`);
         assert.equal(got.head, lang === "en" ? "How often each cause is behind this error" : "各原因在此类错误中的占比", name);
         const share = Math.round(top.confidence * 100);
@@ -679,3 +709,17 @@ test("a long evidence line is quoted around what matched, and its jump shows the
   assertSameOrigin(log, suite.srv.origin);
   await ctx.close();
 });
+
+test("the hint to drop a file shows where a file can be dropped (a mouse), not on a touch screen", { timeout: 60_000 }, async () => {
+  for (const [name, extra, shown] of [
+    ["laptop", {}, true],
+    ["phone", { hasTouch: true, isMobile: true }, false],
+  ]) {
+    const { ctx, page, log } = await context(name, "en", extra);
+    assert.equal(await page.locator("[data-testid=drop-hint]").isVisible(), shown, name);
+    assert.equal(await page.locator("[data-testid=file-input]").count(), 1, `${name}: the file button is there`);
+    assertSameOrigin(log, suite.srv.origin);
+    await ctx.close();
+  }
+});
+

@@ -2,7 +2,7 @@
 // failed check marked, the blamed line, the next step, and the share buttons.
 
 import { writeClipboard } from "./clipboard.js";
-import { sanitize, el, text, prose, linesText } from "./dom.js";
+import { sanitize, el, text, prose, linesText, pathBreaks } from "./dom.js";
 
 function range([lo, hi]) {
   const t = (v) => `[${v[0]},${v[1]},${v[2]}]`;
@@ -42,7 +42,7 @@ export const cardView = {
       }
     } else if (usual) {
       // Nothing here to go on: the cause most often behind this error, said as such.
-      const b = text("span", "fa-basis", this.t("view_usually", { cause: usual.title }));
+      const b = text("span", "fa-basis", this.t("view_usually", { cause: usual.title, pct: Math.round(usual.confidence * 100) }));
       b.setAttribute("data-basis", "none");
       title.append(b);
     } else {
@@ -294,11 +294,11 @@ export const cardView = {
     const rest = t.slice(start);
     const cond = site?.condition != null ? sanitize(site.condition) : "";
     const at = cond ? rest.indexOf(cond) : -1;
-    if (at < 0) code.append(rest);
+    if (at < 0) code.append(...pathBreaks(rest));
     else {
       const mark = text("mark", "fa-cond", rest.slice(at, at + cond.length));
       mark.setAttribute("data-testid", "failed-check");
-      code.append(rest.slice(0, at), mark, rest.slice(at + cond.length));
+      code.append(...pathBreaks(rest.slice(0, at)), mark, rest.slice(at + cond.length));
     }
     if (f.text_truncated) code.append("…");
     // No gutter number: the place above the line already names it.

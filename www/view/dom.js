@@ -42,3 +42,14 @@ export function linesText(tag, cls, s) {
   e.textContent = String(s ?? "").split("\n").map(sanitize).join("\n");
   return e;
 }
+
+/** `s` as text with a line-break opportunity after each `/` and `\`: a narrow screen breaks a
+ *  path between its directories, not inside `Loss.cu:242` (the text copies as it was). */
+export function pathBreaks(s) {
+  const out = [];
+  for (const part of s.split(/(?<=[/\\])/)) {
+    if (out.length) out.push(document.createElement("wbr"));
+    out.push(part);
+  }
+  return out;
+}
