@@ -83,7 +83,7 @@ pub(super) fn note(set: &Set) -> Option<NoteFinding> {
         Some("comment" | "diff" | "code") => Msg::MentionCode,
         Some("key" | "setting") => Msg::MentionSetting,
         Some("list") => Msg::MentionList,
-        Some("quoted") => Msg::MentionQuoted,
+        Some("quoted" | "example") => Msg::MentionQuoted,
         _ => Msg::MentionProse,
     };
     let args = vec![("at", Arg::At(loc.at)), ("how", Arg::Said(how))];

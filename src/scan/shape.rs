@@ -386,6 +386,9 @@ impl<'a> Page<'a> {
             Kind::Code => return Shape::Mentioned("code"),
             _ => {}
         }
+        if self.example(i) {
+            return Shape::Mentioned("example");
+        }
         let near = self.neighbours(i);
         let score: i32 = near.iter().map(|&j| weight(self.kinds[j])).sum();
         let inline = own != Kind::Kernel && in_sentence(line, start);
@@ -422,6 +425,22 @@ impl<'a> Page<'a> {
     }
 }
 
+impl Page<'_> {
+    /// Whether line `i` sits in a block (lines with no blank between) that documentation
+    /// introduces as an example: the line above the block ends in reStructuredText's `::`, or
+    /// is a sentence of no one's own run that says an example follows (`you may see …:`).
+    fn example(&self, i: usize) -> bool {
+        let mut j = i;
+        while j > 0 && !matches!(self.kinds[j - 1], Kind::Blank | Kind::Fence | Kind::Sentence | Kind::Heading) {
+            j -= 1;
+        }
+        let intro = (0..j).rev().find(|&k| !matches!(self.kinds[k], Kind::Blank | Kind::Fence)).filter(|&k| i - k <= REACH);
+        let Some(t) = intro.map(|k| self.lines[k].trim()) else { return false };
+        let says = ["for example", "e.g.", "such as", "you may see", "you might see", "you will see", "you'll see", "an example", "例如", "比如"];
+        t.ends_with("::") || (t.ends_with([':', '：']) && !first_person(t) && says.iter().any(|w| t.contains(w)))
+    }
+}
+
 /// Judges the error lines of a short text (`text`, the whole input) and marks `facts`: a host
 /// line read as a mention gets its reason in `mention`, a person's report `described`; when
 /// every kernel record of the text reads as a mention, `kernel_quoted`.
@@ -431,6 +450,12 @@ pub fn mark(text: &str, facts: &mut Facts) {
     let page = Page::new(text, &hosts.chain(kernel.iter().copied()).collect::<Vec<_>>());
     for h in facts.host.iter_mut().filter(|h| h.mention.is_none()) {
         mark_host(&page, h);
+    }
+    // The traceback of an example is the page's, as the lines above a mention are.
+    for t in facts.host.iter().filter(|h| h.mention == Some("example")).filter_map(|h| h.traceback) {
+        if let Some(tb) = facts.tracebacks.get_mut(t) {
+            tb.partial = true;
+        }
     }
     if let Some(h) = facts.host.iter().find(|h| h.described) {
         facts.report_context = page.around((h.loc.at.line as usize).saturating_sub(1));
@@ -647,6 +672,19 @@ mod tests {
             Shape::Mentioned("list")
         );
         assert_eq!(judged(&format!("ERROR={E}\nADVICE=Restart the runtime.")), Shape::Mentioned("setting"));
+    }
+
+    /// A traceback that documentation introduces as an example is the page's, not a run's; one
+    /// a person introduces as theirs is shown.
+    #[test]
+    fn an_example_block_is_a_mention() {
+        let tb = format!("    Traceback (most recent call last):\n      File \"t.py\", line 2, in <module>\n        f()\n    {E}");
+        for intro in ["A mismatched class count looks like::", "For example, you may see:", "例如："] {
+            assert_eq!(judged(&format!("Common errors\n-------------\n\n{intro}\n\n{tb}\n\nSet num_classes.")), Shape::Mentioned("example"), "{intro}");
+        }
+        for intro in ["I get this when training starts:", "For example, my run prints:", "The error:"] {
+            assert_eq!(judged(&format!("{intro}\n\n{tb}\n")), Shape::Shown, "{intro}");
+        }
     }
 
     /// Any line, any place in it: an answer, never a panic (texts are untrusted input).
