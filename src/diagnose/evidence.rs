@@ -96,9 +96,12 @@ pub(super) fn rule_input<'a>(
         facts.sampling.iter().filter(|m| !shown(&m.text)).map(|m| (m.text.as_str(), m.loc, CODE_AROUND)).collect();
     // A person's own report: the sentences around it are all there is to go on (the task, the
     // names, what they changed), read as context.
-    if let Some(h) = raised.filter(|h| h.described) {
+    // A host error pasted alone: the writer's sentences around it, likewise.
+    if let Some(h) = raised.filter(|h| h.described || !facts.report_context.is_empty()) {
         let at = |line: u64| Loc { at: Location { line, ..h.loc.at }, ..h.loc };
-        input.context.push((h.quote.text.as_str(), h.loc, CODE_AROUND));
+        if h.described {
+            input.context.push((h.quote.text.as_str(), h.loc, CODE_AROUND));
+        }
         input.context.extend(facts.report_context.iter().map(|(line, text)| (text.as_str(), at(*line), CODE_AROUND)));
     }
     input

@@ -364,6 +364,13 @@ impl<'a> Page<'a> {
         lines.filter(|&j| j != i && !self.lines[j].trim().is_empty()).map(|j| (j as u64 + 1, text(j))).collect()
     }
 
+    /// The sentences within [`REACH`] lines of line `i` (prose, not output), numbered from 1.
+    fn sentences_around(&self, i: usize) -> Vec<(u64, String)> {
+        let mut v = self.around(i);
+        v.retain(|(n, _)| self.kinds[*n as usize - 1] == Kind::Sentence);
+        v
+    }
+
     /// The neighbours of line `i`: up to [`NEIGHBOURS`] lines with text on each side, within
     /// [`REACH`] lines, fences left out.
     fn neighbours(&self, i: usize) -> Vec<usize> {
@@ -459,6 +466,9 @@ pub fn mark(text: &str, facts: &mut Facts) {
     }
     if let Some(h) = facts.host.iter().find(|h| h.described) {
         facts.report_context = page.around((h.loc.at.line as usize).saturating_sub(1));
+    } else if let Some(h) = facts.host.iter().find(|h| h.mention.is_none()).filter(|_| facts.kernel_records == 0) {
+        // A host error pasted alone: the writer's sentences around it say what changed.
+        facts.report_context = page.sentences_around((h.loc.at.line as usize).saturating_sub(1));
     }
     if facts.kernel_records > 0 {
         facts.kernel_quoted = kernel.len() as u64 == facts.kernel_records
