@@ -396,6 +396,9 @@ impl<'a> Page<'a> {
         if self.example(i) {
             return Shape::Mentioned("example");
         }
+        if self.answered(i) {
+            return Shape::Mentioned("quoted");
+        }
         let near = self.neighbours(i);
         let score: i32 = near.iter().map(|&j| weight(self.kinds[j])).sum();
         let inline = own != Kind::Kernel && in_sentence(line, start);
@@ -433,6 +436,21 @@ impl<'a> Page<'a> {
 }
 
 impl Page<'_> {
+    /// Whether line `i` sits between a question and its answer, as a Q&A write-up (or an FAQ)
+    /// quotes the error: a line that opens `Q:` within [`REACH`] lines above, one that opens
+    /// `A:` within as many below.
+    fn answered(&self, i: usize) -> bool {
+        let opens = |j: usize, marks: &[&str]| {
+            let t = self.lines[j].trim_start();
+            marks.iter().any(|m| t.starts_with(m))
+        };
+        let q = ["Q:", "Q.", "Question:", "问：", "问:", "问题：", "질문:", "質問："];
+        let a = ["A:", "A.", "Answer:", "答：", "答:", "回答：", "답변:", "回答:"];
+        let above = i.saturating_sub(REACH)..i;
+        let below = i + 1..(i + 1 + REACH).min(self.lines.len());
+        above.into_iter().any(|j| opens(j, &q)) && below.into_iter().any(|j| opens(j, &a))
+    }
+
     /// Whether line `i` sits in a block (lines with no blank between) that documentation
     /// introduces as an example: the line above the block ends in reStructuredText's `::`, or
     /// is a sentence of no one's own run that says an example follows (`you may see …:`).
@@ -458,11 +476,15 @@ pub fn mark(text: &str, facts: &mut Facts) {
     for h in facts.host.iter_mut().filter(|h| h.mention.is_none()) {
         mark_host(&page, h);
     }
-    // The traceback of an example is the page's, as the lines above a mention are.
-    for t in facts.host.iter().filter(|h| h.mention == Some("example")).filter_map(|h| h.traceback) {
-        if let Some(tb) = facts.tracebacks.get_mut(t) {
+    // The traceback of an example is the page's, as the lines above a mention are; so are the
+    // notes PyTorch prints under an error that is quoted (the next lines, with no blank between).
+    for h in facts.host.iter().filter(|h| matches!(h.mention, Some("example" | "quoted"))) {
+        if let Some(tb) = h.traceback.filter(|_| h.mention == Some("example")).and_then(|t| facts.tracebacks.get_mut(t)) {
             tb.partial = true;
         }
+        let line = h.loc.at.line;
+        let block = (line as usize..page.lines.len()).take_while(|&j| page.kinds[j] != Kind::Blank).count() as u64;
+        facts.async_notes.retain(|n| !(n.at.line > line && n.at.line <= line + block));
     }
     if let Some(h) = facts.host.iter().find(|h| h.described) {
         facts.report_context = page.around((h.loc.at.line as usize).saturating_sub(1));
@@ -695,6 +717,17 @@ mod tests {
         for intro in ["I get this when training starts:", "For example, my run prints:", "The error:"] {
             assert_eq!(judged(&format!("{intro}\n\n{tb}\n")), Shape::Shown, "{intro}");
         }
+    }
+
+    /// An error between a question and its answer is the write-up's quotation, even where the
+    /// question speaks in the first person; a question with no answer below is the asker's paste.
+    #[test]
+    fn an_error_between_a_question_and_its_answer_is_quoted() {
+        let q = "Q: Why does my model crash only on the GPU?";
+        let a = "A: The message means a kernel failed one of its checks; print the label range.";
+        assert_eq!(judged(&format!("{q}\n\n> {E}\n\n{a}\n")), Shape::Mentioned("quoted"));
+        assert_eq!(judged(&format!("问：为什么只在 GPU 上报错？\n{E}\n答：标签越界了。\n")), Shape::Mentioned("quoted"));
+        assert_eq!(judged(&format!("{q}\n\n{E}\n\nThanks for any help.\n")), Shape::Shown);
     }
 
     /// Any line, any place in it: an answer, never a panic (texts are untrusted input).
