@@ -597,7 +597,6 @@ fn colon(l: Lang) -> &'static str {
     }
 }
 
-
 /// An evidence's scope as a reader of `l` says it (the report's ids are English words).
 fn scope_word<'a>(l: Lang, scope: &'a str) -> &'a str {
     if l != Lang::Zh {

@@ -98,6 +98,10 @@ fn with_an_index_a_notebook_loads_the_extension_from_it() {
         let script = with("crlf-ansi-cross-entropy.log", lang);
         assert!(script.checklist.iter().all(|s| s.id != "load_ext"));
         assert_eq!(script.checklist, report("crlf-ansi-cross-entropy.log", lang).checklist);
+        // Nor has a launch: its probe step stays.
+        let launch = with("server-vllm-workers.log", lang);
+        step(&launch, "probe");
+        assert_eq!(launch.checklist, report("server-vllm-workers.log", lang).checklist);
     }
     let without = report("colab-echoes.ipynb", Lang::En);
     assert!(without.checklist.iter().all(|s| s.id != "load_ext"));

@@ -73,11 +73,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
         }
         None => (None, None),
     };
-    // Guessed only for an assert, whose steps it decides.
-    let (source, source_guessed) = match source(&facts, ctx, format) {
-        (_, true) if !assert => (Source::Script, false),
-        told => told,
-    };
+    let (source, source_guessed) = source(&facts, ctx, format, assert);
     let steps = StepsContext {
         source,
         source_guessed,
@@ -165,17 +161,18 @@ fn compiled(ctx: &InputContext) -> bool {
 }
 
 /// Where the output came from: a notebook (its cells, or a notebook's frames in a pasted
-/// traceback), a multi-process launch or server (its workers' prefixes and frames), else a script.
-/// Where the output came from, and whether it was guessed: output with nothing of a script in
-/// it (no traceback frame, no kernel line, no command setting CUDA_LAUNCH_BLOCKING, no NCCL
-/// rank's line) is most often a notebook's error pasted on its own, so it gets a notebook's steps.
-fn source(facts: &Facts, ctx: &InputContext, format: InputFormat) -> (Source, bool) {
+/// traceback), a multi-process launch or server (its workers' prefixes and frames), else a script;
+/// and whether it was guessed: output with nothing of a script in it (no traceback frame, no
+/// kernel line, no command setting CUDA_LAUNCH_BLOCKING, no NCCL rank's line) is most often a
+/// notebook's error pasted on its own, so an assert (whose steps it decides) gets a notebook's.
+fn source(facts: &Facts, ctx: &InputContext, format: InputFormat, assert: bool) -> (Source, bool) {
     let frames = || facts.tracebacks.iter().flat_map(|t| t.frames.iter());
     if format.from_notebook() || ctx.host == Some("colab") || frames().any(|f| crate::facts::is_cell_file(&f.path, true)) {
         (Source::Notebook, false)
     } else if facts.launcher {
         (Source::Launch, false)
-    } else if frames().next().is_none()
+    } else if assert
+        && frames().next().is_none()
         && facts.kernel_records == 0
         && facts.launch_blocking.is_empty()
         && !facts.host.iter().any(|h| h.dialect.starts_with("nccl"))

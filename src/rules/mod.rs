@@ -774,7 +774,6 @@ fn message_keywords(rules: &[RuleDef]) -> Vec<&'static str> {
     v
 }
 
-/// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.
 /// A site's file as the site table keys it: its name in small letters, hipify's `.hip` read as
 /// the `.cu` it was made from.
 fn file_key(site: &KernelSite) -> String {
@@ -792,6 +791,7 @@ fn says_nothing(c: &str) -> bool {
     matches!(c.trim(), "0" | "false")
 }
 
+/// How a kernel site reads in evidence: `Loss.cu:250 nll_loss_...: t >= 0 && t < n_classes`.
 fn site_text(site: &KernelSite, short: Option<&str>) -> String {
     let mut s = site.file_name().to_string();
     if let Some(l) = site.line {

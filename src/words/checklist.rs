@@ -120,8 +120,7 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
     } else if probe_first(c) {
         // The probe sets the variable itself: it goes first, the variable alone is the other way.
         // Its code is the report's `probe.code`: one copy, not two.
-        let title = if c.source == Source::Notebook { Msg::StepProbeTitle } else { Msg::StepProbeScriptTitle };
-        v.push(said(l, "probe", title, probe_body(c.source), None));
+        v.push(said(l, "probe", probe_title(c.source), probe_body(c.source), None));
         let (body, snippet) = if c.source == Source::Notebook {
             (Msg::StepLaunchBlockingAltBody, Msg::SnippetLaunchBlocking)
         } else {
@@ -130,13 +129,8 @@ fn assert_steps(c: &Context<'_>) -> Vec<Step> {
         v.push(said(l, "launch_blocking", Msg::StepLaunchBlockingAltTitle, body, Some(snippet)));
     } else {
         v.push(launch_blocking(c));
-        if c.probe.is_some() && c.index.is_none() {
-            let title = match c.source {
-                Source::Notebook => Msg::StepProbeTitle,
-                Source::Script => Msg::StepProbeScriptTitle,
-                Source::Launch => Msg::StepProbeLaunchTitle,
-            };
-            v.push(said(l, "probe", title, probe_body(c.source), None));
+        if c.probe.is_some() {
+            v.push(said(l, "probe", probe_title(c.source), probe_body(c.source), None));
         }
     }
     // The rerun, read from its first error: the echoes are not new problems.
@@ -205,6 +199,15 @@ fn launch_blocking(c: &Context<'_>) -> Step {
         s.code = Some(format!("{}\n{}", s.code.unwrap_or_default(), code(Msg::SnippetUncompiled, l)));
     }
     s
+}
+
+/// The probe step's title for this source.
+fn probe_title(source: Source) -> Msg {
+    match source {
+        Source::Notebook => Msg::StepProbeTitle,
+        Source::Script => Msg::StepProbeScriptTitle,
+        Source::Launch => Msg::StepProbeLaunchTitle,
+    }
 }
 
 /// How the probe reaches the code that fails: a notebook's first cell, the script's top, every
