@@ -295,9 +295,27 @@ fn main() {
     std::fs::write(out.join("share.json"), share).expect("write share.json");
     let zh_texts = translate_ops(&texts, Path::new("i18n/ops.zh.toml"));
     for (lang, texts) in [("en", &texts), ("zh", &zh_texts)] {
-        for (web, name) in [(false, format!("catalogue.{lang}.json")), (true, format!("catalogue-web.{lang}.json"))] {
-            std::fs::write(out.join(name), catalogue(lang, &table, texts, web)).expect("write a catalogue");
+        // The whole document (native builds), the web's (the npm package's: no native-only
+        // texts), and the web's in two parts for the page: its first visit without the probe's
+        // code, which it fetches before its first analysis.
+        let parts: [(&str, fn(&str) -> bool); 3] = [
+            ("catalogue", |_| true),
+            ("catalogue-web", |k| !native_only(k)),
+            ("catalogue-page", |k| !native_only(k) && k != LATE),
+        ];
+        for (name, keep) in parts {
+            let doc = catalogue(lang, &table, texts, keep);
+            std::fs::write(out.join(format!("{name}.{lang}.json")), doc).expect("write a catalogue");
         }
+        let probe = &table[LATE];
+        let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+        let doc = format!(
+            "{{\n\"schema\": 1,\n\"lang\": {},\n\"version\": {},\n\"{LATE}\": {}\n}}\n",
+            json(lang),
+            json(&version),
+            json(if lang == "en" { &probe.en } else { &probe.zh }.trim_end_matches('\n'))
+        );
+        std::fs::write(out.join(format!("catalogue-probe.{lang}.json")), doc).expect("write a catalogue");
     }
 }
 
@@ -670,13 +688,19 @@ fn native_only(key: &str) -> bool {
     ["cli_", "docs_", "render_", "share_", "host_", "kernel_"].iter().any(|p| key.starts_with(p))
 }
 
+/// The message the page's catalogue leaves to a second part, fetched before its first
+/// analysis: the probe's code, a third of the catalogue.
+const LATE: &str = "probe_code";
+
 /// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's
 /// and its view's texts and the sharing texts (the Markdown report, the link), which the page
 /// reads from the web catalogue itself, and the hosts' (bundled into their scripts).
 const NOT_IN_PACKAGE: [&str; 8] = ["cli_", "docs_", "render_", "page_", "view_", "share_", "host_", "kernel_"];
 
+/// The package has no `Msg` for these either, and no `Msg` for the probe's code, which it keeps
+/// apart (a document may leave it to its second part).
 fn not_in_package(key: &str) -> bool {
-    NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p))
+    NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p)) || key == LATE
 }
 
 /// FNV-1a, 64 bits (`src/catalogue.rs` computes the same).
@@ -724,6 +748,11 @@ fn compile_messages(path: &Path, table: &BTreeMap<String, Message>) -> String {
         code,
         "\n    /// The key prefixes of the messages the package has no `Msg` for.\n    #[cfg(target_arch = \"wasm32\")]\n    pub(crate) const NOT_IN_PACKAGE: &'static [&'static str] = &{NOT_IN_PACKAGE:?};\n"
     );
+    let _ = write!(
+        code,
+        "\n    /// The key of the message a document may leave to its second part (the probe's code).\n    pub(crate) const LATE: &'static str = {};\n",
+        lit(LATE)
+    );
     code.push_str("\n    /// The key of the message in `i18n/messages.toml`.\n    #[cfg(not(target_arch = \"wasm32\"))]\n    pub fn key(self) -> &'static str {\n        match self {\n");
     for key in table.keys() {
         let _ = writeln!(code, "            {}Msg::{} => {},", gate(key), camel(key), lit(key));
@@ -758,19 +787,18 @@ fn json(s: &str) -> String {
     out
 }
 
-/// The catalogue of one language (`src/catalogue.rs` reads it): every message by key and
-/// every rule's texts by rule id. `web` leaves out the command line's and the rules page's
-/// messages, which the WebAssembly package never shows.
+/// The catalogue of one language (`src/catalogue.rs` reads it): the messages `keep` keeps by
+/// key and every rule's texts by rule id.
 fn catalogue(
     lang: &str,
     messages: &BTreeMap<String, Message>,
     rules: &[(String, RuleTexts, RuleTexts, RuleOps)],
-    web: bool,
+    keep: fn(&str) -> bool,
 ) -> String {
     let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
     let mut out =
         format!("{{\n\"schema\": 1,\n\"lang\": {},\n\"version\": {},\n\"messages\": {{", json(lang), json(&version));
-    let keys = messages.iter().filter(|(k, _)| !(web && native_only(k)));
+    let keys = messages.iter().filter(|(k, _)| keep(k));
     for (i, (key, m)) in keys.enumerate() {
         let text = if lang == "en" { &m.en } else { &m.zh };
         let _ = write!(out, "{}\n{}: {}", if i == 0 { "" } else { "," }, json(key), json(text.trim_end_matches('\n')));

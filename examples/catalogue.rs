@@ -1,5 +1,7 @@
 //! Writes the catalogue documents the WebAssembly package reads (`make web`):
-//! `DIR/first-assert.en.json` and `DIR/first-assert.zh.json`, and what the page's share.js reads
+//! `DIR/first-assert.en.json` and `DIR/first-assert.zh.json` (the npm package's), the same in the
+//! two parts the page fetches (`first-assert.LANG.page.json`: all but the probe's code, for its
+//! first visit; `first-assert.LANG.probe.json`: the probe's code, before its first analysis), and what the page's share.js reads
 //! (`DIR/share.en.json`, `DIR/share.zh.json`: share/patterns.toml as JSON and the Markdown
 //! report's texts), and `DIR/host-texts.json`: the hosts' texts in both languages (the
 //! bookmarklet's toasts, the badges in a notebook's page), which scripts/adapters-script.mjs
@@ -11,10 +13,13 @@ use first_assert::{text::catalogue, Lang, Msg};
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| "www/pkg".into());
     for lang in Lang::ALL {
-        let path = std::path::Path::new(&dir).join(format!("first-assert.{}.json", lang.code()));
-        if let Err(e) = std::fs::write(&path, catalogue::web(lang)) {
-            eprintln!("catalogue: cannot write {}: {e}", path.display());
-            std::process::exit(2);
+        let [page, probe] = catalogue::page_parts(lang);
+        for (part, doc) in [("", catalogue::web(lang)), (".page", page), (".probe", probe)] {
+            let path = std::path::Path::new(&dir).join(format!("first-assert.{}{part}.json", lang.code()));
+            if let Err(e) = std::fs::write(&path, doc) {
+                eprintln!("catalogue: cannot write {}: {e}", path.display());
+                std::process::exit(2);
+            }
         }
     }
     let host: Vec<String> = Lang::ALL

@@ -14,7 +14,7 @@ const www = path.join(root, "www");
 const out = path.join(root, "dist/extension");
 
 const version = /^version\s*=\s*"([^"]+)"/m.exec(readFileSync(path.join(root, "Cargo.toml"), "utf8"))[1];
-for (const f of ["first_assert.js", "first_assert_bg.wasm", "first-assert.en.json", "first-assert.zh.json"]) {
+for (const f of ["first_assert.js", "first_assert_bg.wasm", "first-assert.en.page.json", "first-assert.zh.probe.json"]) {
   try {
     statSync(path.join(www, "pkg", f));
   } catch {
@@ -36,7 +36,7 @@ for (const f of ["background.js", "options.html", "options.js", "options.css"]) 
 for (const f of ["content.js", "frame.js", "page-world.js"]) {
   writeFileSync(path.join(out, f), bundle(`extension/${f}`));
 }
-for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json"]) {
+for (const f of ["index.html", "style.css", "rules.html", "rules.js", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.page.json", "pkg/first-assert.zh.page.json", "pkg/first-assert.en.probe.json", "pkg/first-assert.zh.probe.json"]) {
   cpSync(path.join(www, f), path.join(out, "page", f));
 }
 // A link shared from the extension's panel points at the site (others cannot open the

@@ -56,7 +56,7 @@ for f in index.html style.css sw.js rules.html rules.js; do
   cp "www/$f" "$site/$f"
 done
 # The page's scripts and style as make web bundled and minified them, the engine, its texts.
-for f in app.js engine-worker.js protocol.js share.js share.en.json share.zh.json style.css first_assert_bg.wasm first-assert.en.json first-assert.zh.json; do
+for f in app.js engine-worker.js protocol.js share.js share.en.json share.zh.json style.css first_assert_bg.wasm first-assert.{en,zh}.{page,probe}.json; do
   cp "www/pkg/$f" "$site/pkg/$f"
 done
 # The bookmarklet, for the origin the site will be served from (only the URL the page offers).

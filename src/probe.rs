@@ -13,7 +13,7 @@
 
 use crate::report::{Cause, Probe};
 use crate::rules::RULES;
-use crate::text::{Lang, Msg};
+use crate::text::{catalogue, Lang};
 
 include!(concat!(env!("OUT_DIR"), "/probe_groups.rs"));
 
@@ -34,7 +34,8 @@ pub fn probe(lang: Lang, cause: Option<&Cause>) -> Probe {
         .flat_map(|(_, ops)| ops.split(", "))
         .map(str::to_string)
         .collect();
-    Probe { code: Msg::ProbeCode.fill(lang, &[("probe_suspects", &tuple)]), ops }
+    let code = crate::text::msg::fill(catalogue::probe_code(lang), &[("probe_suspects", &tuple)]);
+    Probe { code, ops }
 }
 
 /// The cause's check groups: its rule's, else those of the first candidate whose rule has some.

@@ -283,18 +283,18 @@ fn options(v: &JsValue) -> Result<Options, JsError> {
 
 /// An error unless the texts of `lang` were handed over ([`set_catalogue`]).
 fn texts_ready(lang: Lang) -> Result<(), JsError> {
-    if crate::text::catalogue::ready(lang) {
-        return Ok(());
-    }
+    let Some((what, is, part)) = crate::text::catalogue::missing(lang) else { return Ok(()) };
     let code = lang.code();
     Err(JsError::new(&format!(
-        "the texts in `{code}` are not loaded: pass first-assert.{code}.json (beside the package) to setCatalogue first"
+        "{what} in `{code}` {is} not loaded: pass first-assert.{code}{part}.json (beside the package) to setCatalogue first"
     )))
 }
 
 /// Takes the catalogue of a language: the JSON document `first-assert.LANG.json` that `make
-/// web` writes beside the package. Returns its language (`"en"`, `"zh"`). Call it once per
-/// language before analysing in it; a language's first catalogue stays.
+/// web` writes beside the package, or the page's two parts of it, `first-assert.LANG.page.json`
+/// (all but the probe's code) and `first-assert.LANG.probe.json`, in either order. Returns its
+/// language (`"en"`, `"zh"`). Call it before analysing in a language; a language's first
+/// catalogue stays.
 #[wasm_bindgen(js_name = setCatalogue)]
 pub fn set_catalogue(json: &str) -> Result<String, JsError> {
     crate::text::catalogue::load(json).map(|l| l.code().to_string()).map_err(|e| JsError::new(&e))

@@ -77,12 +77,29 @@ function pickLang() {
   return "en";
 }
 
-/** The texts of a language: the engine carries none, each language is one document beside the
- * package, fetched once (the service worker keeps it for offline use). */
-async function fetchTexts(l) {
-  const res = await fetch(`pkg/first-assert.${l}.json`);
+/** The texts of a language: the engine carries none, each language is a document beside the
+ * package, fetched once (the service worker keeps it for offline use), in two parts: `page`,
+ * all but the probe's code, for the first visit, and `probe`, before the first analysis. */
+async function fetchTexts(l, part = "page") {
+  const res = await fetch(`pkg/first-assert.${l}.${part}.json`);
   if (!res.ok) throw new Error(`the texts in ${l} could not be loaded (${res.status})`);
   return res.text();
+}
+
+/** The probe's code of each language handed to the engine (a promise each, fetched once). */
+const probes = {};
+
+/** Waits until the engine has the probe's code of `l`, the part of its texts an answer may
+ * hand out that a first visit does not fetch. (Requests reach the worker in order: the
+ * analysis sent after it is made with it.) */
+function probeTexts(l) {
+  probes[l] ??= fetchTexts(l, "probe")
+    .then((json) => engine.setCatalogue(json))
+    .catch((e) => {
+      delete probes[l];
+      throw e;
+    });
+  return probes[l];
 }
 
 /** Hands a language's catalogue to the engine and keeps its messages for the page. The worker
@@ -254,7 +271,9 @@ async function show(analyse, origin = "", reveal = false, bytes = 0, input = nul
     if (mine === generation && $("progress").hidden) status(fill("page_reading", { mb: (bytes / 1048576).toFixed(1) }), "working");
   }, WORKING_MS);
   try {
-    const answer = await analyse(options());
+    const opts = options();
+    await probeTexts(opts.lang);
+    const answer = await analyse(opts);
     if (mine !== generation) return null;
     if (answer.cancelled) {
       clearReport();
@@ -409,6 +428,8 @@ async function setLang(l) {
   store()?.setItem(LANG_KEY, l);
   applyTexts();
   try {
+    // The answer worded again may hand out the probe in this language.
+    if (last) await probeTexts(l);
     const answer = await engine.setLang(l, progress);
     $("progress").hidden = true;
     if (answer && !answer.cancelled) {

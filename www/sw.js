@@ -1,7 +1,7 @@
 // Keeps the page working offline after the first visit. Network first, so a new version is
 // picked up as soon as it is online; the cache answers only when the network does not. Only
 // this origin's GET requests are handled (the page makes no others).
-const CACHE = "first-assert-v5";
+const CACHE = "first-assert-v6";
 const SHELL = [
   "./",
   "index.html",
@@ -16,8 +16,10 @@ const SHELL = [
   "pkg/share.zh.json",
   "pkg/style.css",
   "pkg/first_assert_bg.wasm",
-  "pkg/first-assert.en.json",
-  "pkg/first-assert.zh.json",
+  "pkg/first-assert.en.page.json",
+  "pkg/first-assert.zh.page.json",
+  "pkg/first-assert.en.probe.json",
+  "pkg/first-assert.zh.probe.json",
   "pkg/bookmarklet.txt",
   "demo/colab-nll-labels.ipynb",
   "demo/embedding-vocab.log",

@@ -14,6 +14,11 @@
 //! and hands it over once ([`load`], `setCatalogue` in JavaScript) before analysing. A report in
 //! a language whose document is not loaded is refused by the package's entry points, so every
 //! report still carries its texts.
+//!
+//! A document may leave the probe's code (a third of it) to a second part,
+//! `{ "schema": 1, "lang": "zh", "version": "0.1.0", "probe_code": "…" }`, handed over the same
+//! way: the page's first visit fetches the first part and fetches the second before its first
+//! analysis. A language is ready once it has both.
 
 use super::msg::Msg;
 use crate::json::{self, Value};
@@ -57,6 +62,8 @@ pub struct TextDef {
 }
 
 static LOADED: [OnceLock<Catalogue>; 2] = [OnceLock::new(), OnceLock::new()];
+/// The probe's code of each language, when its document left it to a second part.
+static LATE: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
 
 /// The document of `lang` compiled into this build (every message, the command line's too).
 #[cfg(any(not(target_arch = "wasm32"), feature = "embedded-texts"))]
@@ -77,6 +84,22 @@ pub fn web(lang: Lang) -> &'static str {
     }
 }
 
+/// The web's document of `lang` in its two parts, as the page fetches them: everything but
+/// the probe's code, and the probe's code.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn page_parts(lang: Lang) -> [&'static str; 2] {
+    match lang {
+        Lang::En => [
+            include_str!(concat!(env!("OUT_DIR"), "/catalogue-page.en.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/catalogue-probe.en.json")),
+        ],
+        Lang::Zh => [
+            include_str!(concat!(env!("OUT_DIR"), "/catalogue-page.zh.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/catalogue-probe.zh.json")),
+        ],
+    }
+}
+
 fn get(lang: Lang) -> Option<&'static Catalogue> {
     let slot = &LOADED[lang.index()];
     #[cfg(any(not(target_arch = "wasm32"), feature = "embedded-texts"))]
@@ -89,15 +112,39 @@ fn get(lang: Lang) -> Option<&'static Catalogue> {
     slot.get()
 }
 
-/// True when the texts of `lang` are there (always in native builds).
+/// True when the texts of `lang` are there, both parts (always in native builds).
 pub fn ready(lang: Lang) -> bool {
-    get(lang).is_some()
+    missing(lang).is_none()
+}
+
+/// What `lang` still lacks (with its verb), and the part of the file name that holds it: its
+/// document, or the second part its document left out.
+pub fn missing(lang: Lang) -> Option<(&'static str, &'static str, &'static str)> {
+    match get(lang) {
+        None => Some(("the texts", "are", "")),
+        Some(_) if probe_code(lang).is_empty() => Some(("the probe's code", "is", ".probe")),
+        Some(_) => None,
+    }
 }
 
 /// A message's text in `lang` ("" when that language is not loaded: entry points check
-/// [`ready`] first).
+/// [`ready`] first; the probe's code is [`probe_code`]'s).
 pub fn message(m: Msg, lang: Lang) -> &'static str {
     get(lang).and_then(|c| c.messages.get(m.index())).map_or("", String::as_str)
+}
+
+/// The probe's code in `lang` (the package keeps it apart from the messages: a document may
+/// hold it or leave it to the second part).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn probe_code(lang: Lang) -> &'static str {
+    message(Msg::ProbeCode, lang)
+}
+
+/// The probe's code in `lang` (the package keeps it apart from the messages: a document may
+/// hold it or leave it to the second part).
+#[cfg(target_arch = "wasm32")]
+pub fn probe_code(lang: Lang) -> &'static str {
+    LATE[lang.index()].get().map_or("", String::as_str)
 }
 
 /// A rule's texts in `lang`.
@@ -109,15 +156,32 @@ pub fn rule(index: usize, lang: Lang) -> TextDef {
 
 /// Takes a catalogue document; returns its language. A language's first document stays: the
 /// texts of a build do not change while it runs.
-pub fn load(json: &str) -> Result<Lang, String> {
-    let (lang, c) = parse(json)?;
+pub fn load(text: &str) -> Result<Lang, String> {
+    let v = json::parse(text).map_err(|e| format!("the catalogue is not JSON: {e}"))?;
+    if let Some((lang, code)) = late(&v)? {
+        let _ = LATE[lang.index()].set(code);
+        return Ok(lang);
+    }
+    let (lang, c) = document(&v)?;
     let _ = LOADED[lang.index()].set(c);
     Ok(lang)
 }
 
+/// A second part (the probe's code) and its language; `None` for a document of another kind.
+fn late(v: &Value<'_>) -> Result<Option<(Lang, String)>, String> {
+    let (None, Some(code)) = (v.get("messages"), v.get(Msg::LATE)) else { return Ok(None) };
+    let lang = v.get("lang").and_then(Value::as_str).and_then(Lang::from_tag);
+    match (lang, code.as_str()) {
+        (Some(lang), Some(code)) if v.get("version").and_then(Value::as_str) == Some(env!("CARGO_PKG_VERSION")) => {
+            Ok(Some((lang, code.to_string())))
+        }
+        _ => Err("the probe's part of the catalogue is not this build's (another version?)".into()),
+    }
+}
+
 /// Every message's text, in [`Msg::ALL`] order, by key.
 #[cfg(not(target_arch = "wasm32"))]
-fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
+fn messages(texts: &Value<'_>, _: Lang) -> Result<Vec<String>, String> {
     Msg::ALL
         .iter()
         .map(|m| {
@@ -131,7 +195,7 @@ fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
 /// so it reads the messages in the document's order (build.rs writes them in key order, as
 /// `Msg::ALL`), skips the page's, and checks the keys it read against a hash of its own.
 #[cfg(target_arch = "wasm32")]
-fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
+fn messages(texts: &Value<'_>, lang: Lang) -> Result<Vec<String>, String> {
     let Value::Obj(members) = texts else { return Err("the catalogue has no messages".into()) };
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut out = Vec::with_capacity(Msg::ALL.len());
@@ -139,10 +203,15 @@ fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
         if Msg::NOT_IN_PACKAGE.iter().any(|p| key.starts_with(p)) {
             continue;
         }
+        let text = text.as_str().ok_or("a message of the catalogue is not a string")?.to_string();
+        if *key == Msg::LATE {
+            let _ = LATE[lang.index()].set(text);
+            continue;
+        }
         for b in key.bytes().chain([b'\n']) {
             hash = (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
-        out.push(text.as_str().ok_or("a message of the catalogue is not a string")?.to_string());
+        out.push(text);
     }
     if hash != Msg::KEYS_HASH || out.len() != Msg::ALL.len() {
         return Err("the catalogue's messages are not this build's (another version?)".into());
@@ -153,15 +222,20 @@ fn messages(texts: &Value<'_>) -> Result<Vec<String>, String> {
 const RULE_FIELDS: [&str; 6] = ["title", "summary", "why", "fix", "check", "snippet"];
 
 /// Reads a document and checks that it has a text for every message and rule of this build.
+#[cfg(any(not(target_arch = "wasm32"), feature = "embedded-texts"))]
 fn parse(text: &str) -> Result<(Lang, Catalogue), String> {
-    let v = json::parse(text).map_err(|e| format!("the catalogue is not JSON: {e}"))?;
+    document(&json::parse(text).map_err(|e| format!("the catalogue is not JSON: {e}"))?)
+}
+
+/// A document's texts, checked as [`parse`] says.
+fn document(v: &Value<'_>) -> Result<(Lang, Catalogue), String> {
     if v.get("schema").and_then(Value::as_u64) != Some(SCHEMA) {
         return Err(format!("the catalogue is not of schema {SCHEMA}"));
     }
     let lang =
         v.get("lang").and_then(Value::as_str).and_then(Lang::from_tag).ok_or("the catalogue names no language")?;
     let texts = v.get("messages").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no messages")?;
-    let messages = messages(texts)?;
+    let messages = messages(texts, lang)?;
     let by_rule = v.get("rules").filter(|m| matches!(m, Value::Obj(_))).ok_or("the catalogue has no rules")?;
     let mut rules = Vec::with_capacity(RULES.len());
     let mut ops = Vec::with_capacity(RULES.len());
@@ -221,6 +295,30 @@ mod tests {
         for (i, m) in Msg::ALL.iter().enumerate() {
             assert_eq!(m.index(), i, "{}", m.key());
         }
+    }
+
+    #[test]
+    fn the_pages_two_parts_are_the_web_document() {
+        for lang in Lang::ALL {
+            let [page, probe] = page_parts(lang);
+            let whole: serde_json::Value = serde_json::from_str(web(lang)).unwrap();
+            let mut first: serde_json::Value = serde_json::from_str(page).unwrap();
+            let code = whole["messages"][Msg::LATE].as_str().unwrap();
+            // The first part is the web's document without the probe's code.
+            assert!(first["messages"].get(Msg::LATE).is_none());
+            assert!(web(lang).len() - page.len() >= code.len() && code.len() > 15_000);
+            first["messages"].as_object_mut().unwrap().insert(Msg::LATE.into(), code.into());
+            let mut sorted = first.clone();
+            sorted["messages"] = serde_json::to_value(first["messages"].as_object().unwrap().clone()).unwrap();
+            assert_eq!(sorted, whole);
+            // The second part reads as the code alone (the package reads the first: the
+            // browser tests load the page's parts).
+            let v = json::parse(probe).unwrap();
+            assert_eq!(late(&v).unwrap(), Some((lang, code.to_string())));
+            assert_eq!(late(&json::parse(web(lang)).unwrap()).unwrap(), None, "a whole document is not a part");
+        }
+        let other = page_parts(Lang::En)[1].replace(env!("CARGO_PKG_VERSION"), "0.0.0-other");
+        assert!(late(&json::parse(&other).unwrap()).unwrap_err().contains("not this build's"));
     }
 
     #[test]

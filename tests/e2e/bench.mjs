@@ -50,7 +50,7 @@ const kib = (n) => (n / 1024).toFixed(1);
 console.log(`engine (.wasm): ${raw} bytes raw, ${gz} gzipped (${kib(gz)} KiB; budget 184 KiB, headroom ${kib(184 * 1024 - gz)} KiB)`);
 const page = ["index.html", "pkg/app.js", "pkg/style.css", "pkg/engine-worker.js", "pkg/first_assert_bg.wasm"];
 for (const l of ["en", "zh"]) {
-  const cat = gzOf(`pkg/first-assert.${l}.json`);
+  const cat = gzOf(`pkg/first-assert.${l}.page.json`);
   const total = page.reduce((n, f) => n + gzOf(f), 0) + cat;
   console.log(`first visit in ${l}: ${total} bytes gzipped (${kib(total)} KiB, the catalogue ${kib(cat)}; budget 241 KiB, headroom ${kib(241 * 1024 - total)} KiB)`);
 }

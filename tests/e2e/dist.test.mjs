@@ -47,11 +47,11 @@ const files = (dir, base = dir) =>
 
 test("the site holds what a host needs and nothing else; its bookmarklet is left for the page to point at itself", () => {
   const list = files(path.join(OUT, "site")).filter((f) => !/^(simple|download)\//.test(f)).sort();
-  for (const f of ["index.html", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.json", "pkg/first-assert.zh.json", "pkg/bookmarklet.txt"]) {
+  for (const f of ["index.html", "style.css", "sw.js", "rules.html", "rules.js", "_headers", "pkg/app.js", "pkg/engine-worker.js", "pkg/protocol.js", "pkg/share.js", "pkg/share.en.json", "pkg/share.zh.json", "pkg/style.css", "pkg/first_assert_bg.wasm", "pkg/first-assert.en.page.json", "pkg/first-assert.zh.page.json", "pkg/first-assert.en.probe.json", "pkg/first-assert.zh.probe.json", "pkg/bookmarklet.txt"]) {
     assert.ok(list.includes(f), `the site lacks ${f}`);
   }
   for (const f of list) {
-    assert.ok(!/^(adapters|bookmarklet|extension|view)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$|^(app|report-view|engine|engine-worker|protocol)\.js$|^pkg\/first_assert\.js$/.test(f), `the site carries ${f}`);
+    assert.ok(!/^(adapters|bookmarklet|extension|view)\/|\.d\.ts$|\.map$|package\.json$|^pkg\/bookmarklet\.js$|^pkg\/first-assert\.\w+\.json$|^(app|report-view|engine|engine-worker|protocol)\.js$|^pkg\/first_assert\.js$/.test(f), `the site carries ${f}`);
   }
   assert.deepEqual(list.filter((f) => f.startsWith("demo/")), readdirSync(path.join(WWW, "demo")).map((f) => "demo/" + f).sort());
   const code = decodeURIComponent(readFileSync(path.join(OUT, "site/pkg/bookmarklet.txt"), "utf8").replace(/^javascript:/, ""));

@@ -14,7 +14,10 @@ let pkg;
 before(async () => {
   pkg = await import(path.join(WWW, "pkg/first_assert.js"));
   pkg.initSync({ module: readFileSync(path.join(WWW, "pkg/first_assert_bg.wasm")) });
-  for (const l of ["en", "zh"]) pkg.setCatalogue(readFileSync(path.join(WWW, `pkg/first-assert.${l}.json`), "utf8"));
+  // Chinese as the npm package has it, one document; English as the page fetches it, in two
+  // parts (the probe's code second): every comparison below checks both ways.
+  pkg.setCatalogue(readFileSync(path.join(WWW, "pkg/first-assert.zh.json"), "utf8"));
+  for (const part of ["probe", "page"]) pkg.setCatalogue(readFileSync(path.join(WWW, `pkg/first-assert.en.${part}.json`), "utf8"));
 });
 
 function inputs() {
@@ -72,7 +75,8 @@ test("the engine is at most 184 KB gzipped", () => {
 test("a first visit downloads at most 241 KB gzipped in either language", () => {
   const page = FIRST_VISIT.reduce((n, f) => n + gzipped(f), 0);
   for (const l of ["en", "zh"]) {
-    const total = page + gzipped(`pkg/first-assert.${l}.json`);
+    // (The probe's code is fetched before the first analysis, not on the visit.)
+    const total = page + gzipped(`pkg/first-assert.${l}.page.json`);
     assert.ok(total <= 241 * 1024, `${l}: ${total} bytes gzipped`);
   }
 });
@@ -193,6 +197,14 @@ test("the package carries no texts: a language's catalogue must be handed over f
   }
   assert.equal(fresh.setCatalogue(readFileSync(path.join(WWW, "pkg/first-assert.zh.json"), "utf8")), "zh");
   assert.throws(() => fresh.analyze("x"), /texts in `en`/, "one language loaded is not the other");
+  // The page's two parts: the first alone is not enough, a second part of another build is refused.
+  const part = (p) => readFileSync(path.join(WWW, `pkg/first-assert.en.${p}.json`), "utf8");
+  assert.equal(fresh.setCatalogue(part("page")), "en");
+  assert.equal(fresh.hasCatalogue("en"), false);
+  assert.throws(() => fresh.analyze("x"), /probe's code in `en` is not loaded: pass first-assert\.en\.probe\.json/);
+  assert.throws(() => fresh.setCatalogue(part("probe").replace(/"version": "[^"]*"/, '"version": "0.0.0"')), /not this build's/);
+  assert.equal(fresh.setCatalogue(part("probe")), "en");
+  assert.deepEqual(fresh.analyze(readFileSync(path.join(WWW, "demo/bce-range.log"), "utf8")), native(path.join(WWW, "demo/bce-range.log"), "en").report);
   const r = fresh.analyze(readFileSync(path.join(WWW, "demo/embedding-vocab.log"), "utf8"), { lang: "zh" });
   assert.deepEqual(r, native(path.join(WWW, "demo/embedding-vocab.log"), "zh").report);
   // No sentence of either language is in the binary.

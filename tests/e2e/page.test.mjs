@@ -71,6 +71,10 @@ test("the probe cell: a step of its own, in a box that scrolls, copied whole, in
   const ctx = await suite.browser.newContext({ locale: "en-US" });
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
   const { page, log } = await openPage(ctx, suite.srv.url);
+  // A first visit fetches the texts without the probe's code; the first analysis in a
+  // language fetches it, once.
+  const texts = () => log.requests.map((u) => new URL(u).pathname).filter((p) => /first-assert\.\w+(\.\w+)?\.json$/.test(p));
+  assert.deepEqual(texts(), ["/pkg/first-assert.en.page.json"]);
   for (const lang of ["en", "zh"]) {
     if (lang === "zh") await page.selectOption("[data-testid=lang-select]", "zh");
     const want = cliReport(VOCAB_LOG, lang);
@@ -86,6 +90,7 @@ test("the probe cell: a step of its own, in a box that scrolls, copied whole, in
     await page.waitForFunction(async (c) => (await navigator.clipboard.readText()) === c, want.probe.code);
     assert.equal(/[\u4e00-\u9fff]/.test(want.probe.code), lang === "zh");
   }
+  assert.deepEqual(texts(), ["en.page", "en.probe", "zh.page", "zh.probe"].map((p) => `/pkg/first-assert.${p}.json`));
   await page.screenshot({ path: path.join(artifactsDir(), "probe-step.png"), fullPage: false });
   assertSameOrigin(log);
   await ctx.close();
