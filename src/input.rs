@@ -260,9 +260,9 @@ pub fn looks_like_notebook(bytes: &[u8]) -> bool {
     let t = head.iter().position(|b| !b.is_ascii_whitespace()).map(|i| &head[i..]).unwrap_or(&[]);
     match t.first() {
         Some(b'{') => {
-            memchr::memmem::find(head, b"\"cells\"").is_some() || memchr::memmem::find(head, b"\"nbformat\"").is_some()
+            crate::find::head_has(head, b"\"cells\"") || crate::find::head_has(head, b"\"nbformat\"")
         }
-        Some(b'[') => memchr::memmem::find(head, b"\"outputs\"").is_some(),
+        Some(b'[') => crate::find::head_has(head, b"\"outputs\""),
         _ => false,
     }
 }

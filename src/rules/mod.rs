@@ -108,14 +108,14 @@ type FieldItem = (usize, &'static str, &'static [&'static str]);
 struct FieldSet {
     set: re::Set,
     owners: Vec<usize>,
-    needles: Vec<Vec<memchr::memmem::Finder<'static>>>,
+    needles: Vec<Vec<crate::find::Needle>>,
 }
 
 impl FieldSet {
     fn build(items: Vec<FieldItem>, one_pass: bool) -> Result<FieldSet, String> {
         let srcs: Vec<&str> = items.iter().map(|(_, s, _)| *s).collect();
         let set = if one_pass { re::Set::new(&srcs).map_err(|e| format!("rule {e}"))? } else { re::Set::one_by_one(&srcs) };
-        let needles = items.iter().map(|(_, _, n)| n.iter().map(memchr::memmem::Finder::new).collect()).collect();
+        let needles = items.iter().map(|(_, _, n)| n.iter().map(|s| crate::find::Needle::new(s)).collect()).collect();
         Ok(FieldSet { set, owners: items.into_iter().map(|(o, _, _)| o).collect(), needles })
     }
 
@@ -124,7 +124,7 @@ impl FieldSet {
     /// once, and this only filters.)
     fn may_match(&self, local: usize, text: &str) -> bool {
         let n = &self.needles[local];
-        n.is_empty() || n.iter().any(|f| f.find(text.as_bytes()).is_some())
+        n.is_empty() || n.iter().any(|f| f.is_in(text))
     }
 
     /// The patterns (by index into `RuleSet::pats`) whose regex matches `text`.

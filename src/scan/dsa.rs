@@ -18,7 +18,7 @@ impl Scanner {
     pub(super) fn dsa_line(&mut self, s: &str, seg: &str, loc: Loc) -> bool {
         let t = s.trim();
         // Every line of a report holds `ssertion` until a record has started.
-        if self.dsa.is_none() && memchr::memmem::find(t.as_bytes(), b"ssertion").is_none() {
+        if self.dsa.is_none() && !crate::find::has(t, "ssertion") {
             return false;
         }
         if t.contains("Looking for device-side assertion failure information")
