@@ -252,6 +252,12 @@ impl<'a> Reader<'a> {
 
     /// Reads an array, handing each element's start to `f` (which must read exactly one value).
     pub fn each(&mut self, mut f: impl FnMut(&mut Reader<'a>) -> Result<(), Error>) -> Result<(), Error> {
+        self.each_dyn(&mut f)
+    }
+
+    /// [`Reader::each`] compiled once: the package carries one copy of the loop, not one per
+    /// caller.
+    fn each_dyn(&mut self, f: &mut dyn FnMut(&mut Reader<'a>) -> Result<(), Error>) -> Result<(), Error> {
         self.eat(b'[', "expected `[`")?;
         self.nest()?;
         if self.peek() == Some(b']') {
@@ -279,6 +285,11 @@ impl<'a> Reader<'a> {
         &mut self,
         mut f: impl FnMut(&mut Reader<'a>, Cow<'a, str>) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.members_dyn(&mut f)
+    }
+
+    /// [`Reader::members`] compiled once (see [`Reader::each_dyn`]).
+    fn members_dyn(&mut self, f: &mut dyn FnMut(&mut Reader<'a>, Cow<'a, str>) -> Result<(), Error>) -> Result<(), Error> {
         self.eat(b'{', "expected `{`")?;
         self.nest()?;
         if self.peek() == Some(b'}') {
