@@ -374,10 +374,24 @@ impl<'a> Page<'a> {
     /// The neighbours of line `i`: up to [`NEIGHBOURS`] lines with text on each side, within
     /// [`REACH`] lines, fences left out.
     fn neighbours(&self, i: usize) -> Vec<usize> {
-        let counts = |k: &Kind| !matches!(k, Kind::Blank | Kind::Fence);
-        let before = (i.saturating_sub(REACH)..i).rev().filter(|&j| counts(&self.kinds[j])).take(NEIGHBOURS);
-        let after = (i + 1..(i + 1 + REACH).min(self.lines.len())).filter(|&j| counts(&self.kinds[j])).take(NEIGHBOURS);
-        before.chain(after).collect()
+        // (Loops, not two chained iterator adapters: 0.9 KB less of the package.)
+        let counts = |j: usize| !matches!(self.kinds[j], Kind::Blank | Kind::Fence);
+        let mut near = Vec::new();
+        // Before, nearest first; then after.
+        let mut j = i;
+        while j > i.saturating_sub(REACH) && near.len() < NEIGHBOURS {
+            j -= 1;
+            if counts(j) {
+                near.push(j);
+            }
+        }
+        let before = near.len();
+        for j in i + 1..(i + 1 + REACH).min(self.lines.len()) {
+            if near.len() - before < NEIGHBOURS && counts(j) {
+                near.push(j);
+            }
+        }
+        near
     }
 
     /// The judgement of line `i` (0-based), whose error starts at byte `start` of it (0 for a
@@ -471,8 +485,10 @@ impl Page<'_> {
 /// every kernel record of the text reads as a mention, `kernel_quoted`.
 pub fn mark(text: &str, facts: &mut Facts) {
     let kernel = if facts.kernel_records > 0 { Page::kernel_lines(text) } else { Vec::new() };
-    let hosts = facts.host.iter().filter(|h| h.mention.is_none()).map(|h| (h.loc.at.line as usize).saturating_sub(1));
-    let page = Page::new(text, &hosts.chain(kernel.iter().copied()).collect::<Vec<_>>());
+    let mut errors: Vec<usize> =
+        facts.host.iter().filter(|h| h.mention.is_none()).map(|h| (h.loc.at.line as usize).saturating_sub(1)).collect();
+    errors.extend_from_slice(&kernel);
+    let page = Page::new(text, &errors);
     for h in facts.host.iter_mut().filter(|h| h.mention.is_none()) {
         mark_host(&page, h);
     }
