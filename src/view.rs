@@ -310,6 +310,17 @@ pub fn map(report: &Report, source: &Source, lang: Lang) -> Vec<MapEntry> {
     entries
 }
 
+/// The strongest mark on the places `keep` keeps (the last of equals).
+fn strongest<'m>(marks: &'m [(Target, Mark)], keep: &dyn Fn(&Target) -> bool) -> Option<&'m (Target, Mark)> {
+    let mut best: Option<&(Target, Mark)> = None;
+    for m in marks {
+        if keep(&m.0) && best.is_none_or(|b| m.1 >= b.1) {
+            best = Some(m);
+        }
+    }
+    best
+}
+
 fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang: Lang) -> Vec<MapEntry> {
     match source {
         Source::Text { .. } | Source::Stream { .. } => {
@@ -319,11 +330,7 @@ fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang
                 .map(|b| {
                     let from = b * total / bins + 1;
                     let to = (b + 1) * total / bins;
-                    let inside: Vec<&(Target, Mark)> = marks
-                        .iter()
-                        .filter(|(t, _)| !t.log && t.cell.is_none() && t.line >= from && t.line <= to)
-                        .collect();
-                    let best = inside.iter().max_by_key(|(_, m)| *m);
+                    let best = strongest(marks, &|t| !t.log && t.cell.is_none() && t.line >= from && t.line <= to);
                     MapEntry {
                         target: best.map(|(t, _)| *t),
                         mark: best.map_or(Mark::None, |(_, m)| *m),
@@ -336,8 +343,7 @@ fn input_map(marks: &[(Target, Mark)], source: &Source, superseded: &[u32], lang
         Source::Cells(cells) => cells
             .iter()
             .map(|c| {
-                let inside: Vec<&(Target, Mark)> = marks.iter().filter(|(t, _)| t.cell == Some(c.index)).collect();
-                let best = inside.iter().max_by_key(|(_, m)| *m);
+                let best = strongest(marks, &|t| t.cell == Some(c.index));
                 let label = match c.execution_count {
                     Some(n) => format!("[{n}]"),
                     None if c.cell_type == crate::input::CellType::Markdown => "md".to_string(),
