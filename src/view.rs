@@ -197,12 +197,13 @@ impl Source {
             }
             Source::Cells(cells) => {
                 let Some(c) = cells.iter().find(|c| Some(c.index) == cell) else { return Vec::new() };
-                cell_lines(c)
-                    .enumerate()
-                    .map(|(i, l)| (i as u64 + 1, l))
-                    .filter(|(no, _)| *no >= from && *no <= to)
-                    .map(|(no, l)| (no, clean(&l)))
-                    .collect()
+                let mut out = Vec::new();
+                for (no, l) in (1..).zip(cell_lines(c)) {
+                    if no >= from && no <= to {
+                        out.push((no, clean(l)));
+                    }
+                }
+                out
             }
         }
     }
@@ -213,7 +214,7 @@ impl Source {
             Source::Text { text, index } => index.get_or_init(|| LineIndex::of(text)).lines,
             Source::Stream { index, .. } => index.lines,
             Source::Cells(cells) => {
-                cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).count() as u64)
+                cells.iter().find(|c| Some(c.index) == cell).map_or(0, |c| cell_lines(c).len() as u64)
             }
         }
     }
@@ -272,11 +273,12 @@ fn index_newlines(b: &[u8], mut n: u64, base: u64, checkpoints: &mut Vec<u64>) -
 }
 
 /// A cell's output text, line by line, numbered as the engine numbers it.
-fn cell_lines(c: &Cell) -> impl Iterator<Item = String> + '_ {
-    c.outputs.iter().flat_map(|o| {
-        let t = o.text.strip_suffix('\n').unwrap_or(&o.text);
-        t.split('\n').map(str::to_string).collect::<Vec<_>>()
-    })
+fn cell_lines(c: &Cell) -> Vec<&str> {
+    let mut lines = Vec::new();
+    for o in &c.outputs {
+        lines.extend(o.text.strip_suffix('\n').unwrap_or(&o.text).split('\n'));
+    }
+    lines
 }
 
 /// One entry of the map: a run of lines (text input) or a cell (notebook).
@@ -445,9 +447,13 @@ fn fold_repeats(lines: &mut [WindowLine], target: u64) {
             end += 1;
         }
         if end - i >= 3 {
-            let threads: Option<Vec<u32>> = lines[i..end].iter().map(|l| thread_of(&l.text)).collect();
+            // The threads' range, when every line names its thread.
+            let mut threads = Some([u32::MAX, 0]);
+            for l in &lines[i..end] {
+                threads = threads.zip(thread_of(&l.text)).map(|([lo, hi], t)| [lo.min(t), hi.max(t)]);
+            }
             lines[i].repeats = (end - i - 1) as u32;
-            lines[i].threads = threads.map(|t| [*t.iter().min().unwrap_or(&0), *t.iter().max().unwrap_or(&0)]);
+            lines[i].threads = threads;
             i = end;
         } else {
             i += 1;

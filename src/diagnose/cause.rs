@@ -21,8 +21,8 @@ pub(super) fn cause(
     // No context read at all (a lone host line, code that names nothing known): no cause, the
     // usual ones as candidates.
     let blind = decisions.is_empty() && prior.seen.is_empty();
-    let mut ranked = rank(decisions, &prior).into_iter().peekable();
-    let (mut cause, site) = match ranked.next_if(|_| !blind) {
+    let mut ranked = rank(decisions, &prior).into_iter();
+    let (mut cause, site) = match if blind { None } else { ranked.next() } {
         Some(top) => {
             let basis = basis(&top);
             let evidence = top.decision.map_or_else(|| prior.evidence_for(top.rule), |d| d.evidence);
@@ -34,20 +34,16 @@ pub(super) fn cause(
             cause_from(Decision { rule, confidence: 0.0, evidence: Vec::new() }, first_kernel)
         }
     };
-    cause.candidates = ranked
-        .filter(|k| k.share >= CANDIDATE_SHARE && k.category != cause.category)
-        .take(3)
-        .map(|k| {
-            let r = &ruleset().rules[k.rule];
-            Candidate {
-                category: r.category,
-                rule: r.id.to_string(),
-                confidence: hundredths(k.share),
-                title: String::new(),
-                evidence: k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence).into_iter().map(quoted).collect(),
-            }
-        })
-        .collect();
+    for k in ranked.filter(|k| k.share >= CANDIDATE_SHARE && k.category != cause.category).take(3) {
+        let r = &ruleset().rules[k.rule];
+        cause.candidates.push(Candidate {
+            category: r.category,
+            rule: r.id.to_string(),
+            confidence: hundredths(k.share),
+            title: String::new(),
+            evidence: quoted(k.decision.map_or_else(|| prior.evidence_for(k.rule), |d| d.evidence)),
+        });
+    }
     if first_kernel.is_none() && first_host.is_some_and(|h| h.dialect == crate::scan::host::UNPARSED) {
         // The first assert's own form is unknown: so is how far the rest can be trusted.
         let scale = |c: f64| (c * UNPARSED_CONFIDENCE * 100.0).round() / 100.0;
@@ -78,9 +74,12 @@ fn user_line(tb: Option<&Traceback>) -> Option<(&str, Loc)> {
     f.code.as_ref().map(|(c, at)| (c.as_str(), *at))
 }
 
-/// An evidence line as the report quotes it (`evidence::clipped`).
-fn quoted(e: Evidence) -> Evidence {
-    Evidence { text: clipped(&e.text, e.matched.as_deref()), ..e }
+/// Evidence lines as the report quotes them (`evidence::clipped`).
+fn quoted(mut evidence: Vec<Evidence>) -> Vec<Evidence> {
+    for e in &mut evidence {
+        e.text = clipped(&e.text, e.matched.as_deref());
+    }
+    evidence
 }
 
 /// The least share a category needs to be named beside the cause.
@@ -125,7 +124,7 @@ pub(super) fn cause_from(d: Decision, kernel: Option<&KernelHit>) -> (Cause, Opt
         check: String::new(),
         snippet: None,
         ops: Vec::new(),
-        evidence: d.evidence.into_iter().map(quoted).collect(),
+        evidence: quoted(d.evidence),
         candidates: Vec::new(),
     };
     (cause, site)
