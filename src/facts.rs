@@ -390,6 +390,9 @@ pub struct Facts {
     /// Every kernel record of the text reads as a mention (a code block of a documentation
     /// page, a test's `CHECK` line): `scan::shape` says so of short texts.
     pub kernel_quoted: bool,
+    /// Every kernel record of the text is quoted inside a person's own report of their run, in
+    /// a sentence (`scan::shape` says so of short texts): the text describes the assert.
+    pub kernel_described: bool,
     pub host: Vec<HostHit>,
     pub host_total: u64,
     pub tracebacks: Vec<Traceback>,

@@ -13,7 +13,7 @@ use super::*;
 /// mentions (none when the text shows output), and where the first quoted kernel record was.
 pub(super) fn set_aside(facts: &mut Facts) -> Set {
     let counted = |h: &HostHit| h.mention.is_none() && !h.described;
-    let kernel = facts.kernel_records > 0 && !facts.kernel_quoted;
+    let kernel = facts.kernel_records > 0 && !facts.kernel_quoted && !facts.kernel_described;
     let shows_output = kernel
         // (A traceback pieced together from the lines above a mention is the text's code.)
         || facts.tracebacks.iter().any(|t| !t.partial)
@@ -41,6 +41,7 @@ pub(super) fn set_aside(facts: &mut Facts) -> Set {
         // Beside output, a person's words are no report of their own: the output is.
         h.described = false;
     }
+    facts.kernel_described = false;
     // Output beside mentions (a how-to page that pastes a run's traceback under its heading):
     // the error is the output's, and the mentions are no echo of it.
     let printed = |h: &HostHit| h.mention.is_none() && h.kind == HostKind::DeviceAssert;

@@ -43,10 +43,17 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     let confirmed = (verdict == Verdict::Clean).then(|| confirm::read(&facts)).flatten();
     let verdict = if confirmed.is_some() { Verdict::Confirmed } else { verdict };
     let assert = verdict == Verdict::DeviceAssert;
-    let first_assert = first.first_assert(&facts);
+    let mut first_assert = first.first_assert(&facts);
     let (first_kernel, first_host) = (first.kernel.as_ref(), first.host);
-    // A person's words about the error: no output, so no traceback to place or judge.
-    let described = first_kernel.is_none() && first_host.is_some_and(|h| h.described);
+    // A person's words about the error (their sentence holds the host error, or quotes the
+    // kernel's record): no output, so no traceback to place or judge.
+    let described = match first_kernel {
+        Some(_) => facts.kernel_described,
+        None => first_host.is_some_and(|h| h.described),
+    };
+    if let Some(f) = first_assert.as_mut().filter(|_| described) {
+        f.kind = AssertKind::Described;
+    }
 
     // Where Python raised it, and the traceback above.
     let raised_tb: Option<&Traceback> =
@@ -113,6 +120,7 @@ pub fn diagnose(mut facts: Facts, ctx: &InputContext, format: InputFormat) -> Fi
     }
     let headline = match verdict {
         Verdict::DeviceAssert => match (first_kernel, first_host) {
+            (Some(k), _) if described => Headline::Described { at: k.loc.at },
             (Some(k), _) => Headline::Kernel { site: site_label(k), at: k.loc.at },
             (None, Some(h)) if described => Headline::Described { at: h.loc.at },
             (None, Some(h)) => Headline::Host { at: h.loc.at, mps: h.dialect == "mps" },

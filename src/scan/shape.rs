@@ -428,13 +428,7 @@ impl<'a> Page<'a> {
             }
             // The sentence that holds the phrase: its line, and the line before when the
             // sentence began there (it does not end in a sentence's mark).
-            let prev = i
-                .checked_sub(1)
-                .map(|j| self.lines[j].trim_end())
-                .filter(|p| !p.is_empty() && !p.ends_with(['.', '?', '!', '。', '？', '！']));
-            let own_words =
-                first_person(line) || prev.is_some_and(first_person) || super::context::reports(before, after);
-            return if own_words { Shape::Described } else { Shape::Mentioned("prose") };
+            return if self.own_words(i, before, after) { Shape::Described } else { Shape::Mentioned("prose") };
         }
         // A line of its own inside prose: the writer's paste when the prose above speaks of
         // their own run, else a quotation.
@@ -450,6 +444,33 @@ impl<'a> Page<'a> {
 }
 
 impl Page<'_> {
+    /// Whether the sentence around an error inside line `i` (`before` it and `after` it on the
+    /// line) speaks of the writer's own run: its line, or the line before when the sentence
+    /// began there (it does not end in a sentence's mark).
+    fn own_words(&self, i: usize, before: &str, after: &str) -> bool {
+        let prev = i
+            .checked_sub(1)
+            .map(|j| self.lines[j].trim_end())
+            .filter(|p| !p.is_empty() && !p.ends_with(['.', '?', '!', '。', '？', '！']));
+        first_person(&self.lines[i]) || prev.is_some_and(first_person) || super::context::reports(before, after)
+    }
+
+    /// Whether a kernel record whose file name starts at byte `file` of line `i` is quoted
+    /// inside the writer's own sentence (`… and I see Loss.cu:250: … failed in my terminal`):
+    /// words before the record on its line, no logger's prefix, no label or colon that
+    /// introduces a paste, and the writer's own run.
+    fn quotes_in_report(&self, i: usize, file: usize) -> bool {
+        let line: &str = &self.lines[i];
+        // The record starts with its path.
+        let start = line.get(..file).and_then(|b| b.rfind(char::is_whitespace)).map_or(0, |w| w + 1);
+        let (before, after) = (&line[..start], &line[start..]);
+        let words = before.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
+        words >= 3
+            && self.kinds[i] != Kind::Prefixed
+            && !before.trim_end().ends_with([':', '：'])
+            && self.own_words(i, before, after)
+    }
+
     /// Whether line `i` sits between a question and its answer, as a Q&A write-up (or an FAQ)
     /// quotes the error: a line that opens `Q:` within [`REACH`] lines above, one that opens
     /// `A:` within as many below.
@@ -482,7 +503,8 @@ impl Page<'_> {
 
 /// Judges the error lines of a short text (`text`, the whole input) and marks `facts`: a host
 /// line read as a mention gets its reason in `mention`, a person's report `described`; when
-/// every kernel record of the text reads as a mention, `kernel_quoted`.
+/// every kernel record of the text reads as a mention, `kernel_quoted`; when each is quoted
+/// inside a person's sentence about their own run, `kernel_described`.
 pub fn mark(text: &str, facts: &mut Facts) {
     let kernel = if facts.kernel_records > 0 { Page::kernel_lines(text) } else { Vec::new() };
     let mut errors: Vec<usize> =
@@ -511,6 +533,13 @@ pub fn mark(text: &str, facts: &mut Facts) {
     if facts.kernel_records > 0 {
         facts.kernel_quoted = kernel.len() as u64 == facts.kernel_records
             && kernel.iter().all(|&i| matches!(page.judge(i, 0), Shape::Mentioned(_)));
+        // Each record (one per site), where its file's name starts in its line.
+        let at = |s: &crate::facts::SiteAgg| {
+            let i = (s.first.loc.at.line as usize).checked_sub(1).filter(|&i| i < page.lines.len())?;
+            Some((i, page.lines[i].find(s.first.site.file_name())?))
+        };
+        facts.kernel_described = facts.kernel_records == facts.sites.len() as u64
+            && facts.sites.iter().all(|s| at(s).is_some_and(|(i, start)| page.quotes_in_report(i, start)));
     }
 }
 
