@@ -61,11 +61,12 @@ function native(file, lang) {
 // define and use, 3.9 KB) and evidence quoted around its match (0.9 KB) to 172.9 and 229.5, then
 // reading whether a text shows, describes or only mentions the error (every line's kind and its
 // weight, the window round each error line, the described first assert and its words, the prose
-// clues: 10.4 KB of engine, 0.2 of catalogue) to 183.1 and 240.1, then down to 169.2 and 221.8:
+// clues: 10.4 KB of engine, 0.2 of catalogue) to 183.1 and 240.1, then down to 169.2 and 221.8
 // the probe's code a second part of the catalogue (7.8 KB of a first visit), the engine
 // without memchr's substring searcher (3.5 KB), the standard library built for size (0.75),
 // one sort compiled small (1.8: the element type only in its swaps), and loops for iterator
-// chains that were compiled once per caller (2.6).)
+// chains that were compiled once per caller (2.6); a kernel record read as described, 169.7
+// and 222.3.)
 // tests/e2e/bench.mjs prints both with their headroom.
 // The scripts and style as make web builds them (bundled, minified); protocol.js is not in it:
 // only embedded mode imports it (the service worker caches it after).
