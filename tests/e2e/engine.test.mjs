@@ -61,7 +61,7 @@ function native(file, lang) {
 // define and use, 3.9 KB) and evidence quoted around its match (0.9 KB) to 172.9 and 229.5, then
 // reading whether a text shows, describes or only mentions the error (every line's kind and its
 // weight, the window round each error line, the described first assert and its words, the prose
-// clues: 10.4 KB of engine, 0.2 of catalogue) to 183.1 and 240.1, then down to 169.2 and 221.8
+// clues: 10.4 KB of engine, 0.2 of catalogue) to 183.1 and 240.1, then down to 169.2 and 221.8:
 // the probe's code a second part of the catalogue (7.8 KB of a first visit), the engine
 // without memchr's substring searcher (3.5 KB), the standard library built for size (0.75),
 // one sort compiled small (1.8: the element type only in its swaps), and loops for iterator
