@@ -6,6 +6,10 @@
 
 /// Sorts `v` by `key`, stably (equal keys keep their order).
 pub fn sort_by_key<T>(v: &mut [T], key: impl Fn(&T) -> (u64, u64)) {
+    // Most lists the engine sorts per line hold one element: nothing to allocate.
+    if v.len() < 2 {
+        return;
+    }
     // (Plain loops, and the element type only in the swaps: this is compiled once per element
     // type.)
     let mut keys: Vec<(u64, u64, usize)> = Vec::with_capacity(v.len());
@@ -22,6 +26,9 @@ pub fn sort_by_key<T>(v: &mut [T], key: impl Fn(&T) -> (u64, u64)) {
 /// The swaps that put each element where the sorted `keys` (each with its element's place)
 /// say, in order.
 fn swaps(keys: &[(u64, u64, usize)]) -> Vec<(usize, usize)> {
+    if keys.iter().enumerate().all(|(k, &(_, _, e))| k == e) {
+        return Vec::new();
+    }
     // `at[p]`: the element now at place p; `place[e]`: the place of element e.
     let mut at: Vec<usize> = (0..keys.len()).collect();
     let mut place = at.clone();
