@@ -689,7 +689,7 @@ fn native_only(key: &str) -> bool {
 }
 
 /// The message the page's catalogue leaves to a second part, fetched before its first
-/// analysis: the probe's code, a third of the catalogue.
+/// analysis: the probe's code, a fifth of the catalogue.
 const LATE: &str = "probe_code";
 
 /// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's

@@ -15,7 +15,7 @@
 //! a language whose document is not loaded is refused by the package's entry points, so every
 //! report still carries its texts.
 //!
-//! A document may leave the probe's code (a third of it) to a second part,
+//! A document may leave the probe's code (a fifth of it) to a second part,
 //! `{ "schema": 1, "lang": "zh", "version": "0.1.0", "probe_code": "…" }`, handed over the same
 //! way: the page's first visit fetches the first part and fetches the second before its first
 //! analysis. A language is ready once it has both.
