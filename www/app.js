@@ -442,6 +442,10 @@ async function setLang(l) {
 }
 
 function wire() {
+  // The probe's code is fetched at the first sign of input (a click, a focus, a file dragged
+  // in), so the first answer does not wait for it; a visit that reads nothing never fetches it.
+  const early = () => probeTexts(lang).catch(() => {});
+  for (const type of ["focusin", "pointerdown", "dragenter"]) document.addEventListener(type, early, { once: true, passive: true });
   let timer = 0;
   $("log").addEventListener("input", () => {
     if (bigPaste) pastedBig(null);
@@ -822,6 +826,8 @@ async function boot() {
     protocol = await import("./protocol.js");
     await versioned; // "ready" carries the engine's version
     wireEmbedded();
+    // Embedded mode is opened to answer: its probe's code comes at once.
+    probeTexts(lang).catch(() => {});
   } else offerInstall();
   const demo = params.get("demo");
   if (demo && /^[\w.-]+$/.test(demo)) await openDemo(demo);

@@ -71,10 +71,14 @@ test("the probe cell: a step of its own, in a box that scrolls, copied whole, in
   const ctx = await suite.browser.newContext({ locale: "en-US" });
   await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.srv.origin });
   const { page, log } = await openPage(ctx, suite.srv.url);
-  // A first visit fetches the texts without the probe's code; the first analysis in a
-  // language fetches it, once.
+  // A first visit fetches the texts without the probe's code; the first sign of input (here a
+  // focus on the box) fetches it, once per language, before anything is analysed.
   const texts = () => log.requests.map((u) => new URL(u).pathname).filter((p) => /first-assert\.\w+(\.\w+)?\.json$/.test(p));
   assert.deepEqual(texts(), ["/pkg/first-assert.en.page.json"]);
+  const probe = page.waitForRequest((r) => r.url().endsWith("/pkg/first-assert.en.probe.json"));
+  await page.focus("[data-testid=log-input]");
+  await probe;
+  assert.equal(await page.evaluate(() => globalThis.firstAssertWork().then((w) => w.analyses)), 0);
   for (const lang of ["en", "zh"]) {
     if (lang === "zh") await page.selectOption("[data-testid=lang-select]", "zh");
     const want = cliReport(VOCAB_LOG, lang);
