@@ -297,7 +297,7 @@ fn main() {
     for (lang, texts) in [("en", &texts), ("zh", &zh_texts)] {
         // The whole document (native builds), the web's (the npm package's: no native-only
         // texts), and the web's in two parts for the page: its first visit without the probe's
-        // code, which it fetches before its first analysis.
+        // code, which it fetches at the first sign of input.
         let parts: [(&str, fn(&str) -> bool); 3] = [
             ("catalogue", |_| true),
             ("catalogue-web", |k| !native_only(k)),
@@ -688,8 +688,8 @@ fn native_only(key: &str) -> bool {
     ["cli_", "docs_", "render_", "share_", "host_", "kernel_"].iter().any(|p| key.starts_with(p))
 }
 
-/// The message the page's catalogue leaves to a second part, fetched before its first
-/// analysis: the probe's code, a fifth of the catalogue.
+/// The message the page's catalogue leaves to a second part, fetched at the first sign of
+/// input: the probe's code, a fifth of the catalogue.
 const LATE: &str = "probe_code";
 
 /// Key prefixes the WebAssembly package has no `Msg` for: the native-only ones, and the page's

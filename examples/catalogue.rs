@@ -1,7 +1,8 @@
 //! Writes the catalogue documents the WebAssembly package reads (`make web`):
 //! `DIR/first-assert.en.json` and `DIR/first-assert.zh.json` (the npm package's), the same in the
 //! two parts the page fetches (`first-assert.LANG.page.json`: all but the probe's code, for its
-//! first visit; `first-assert.LANG.probe.json`: the probe's code, before its first analysis), and what the page's share.js reads
+//! first visit; `first-assert.LANG.probe.json`: the probe's code, at the first sign of input),
+//! and what the page's share.js reads
 //! (`DIR/share.en.json`, `DIR/share.zh.json`: share/patterns.toml as JSON and the Markdown
 //! report's texts), and `DIR/host-texts.json`: the hosts' texts in both languages (the
 //! bookmarklet's toasts, the badges in a notebook's page), which scripts/adapters-script.mjs

@@ -14,7 +14,7 @@ const www = path.join(root, "www");
 const out = path.join(root, "dist/extension");
 
 const version = /^version\s*=\s*"([^"]+)"/m.exec(readFileSync(path.join(root, "Cargo.toml"), "utf8"))[1];
-for (const f of ["first_assert.js", "first_assert_bg.wasm", "first-assert.en.page.json", "first-assert.zh.probe.json"]) {
+for (const f of ["first_assert.js", "first_assert_bg.wasm", "first-assert.en.page.json", "first-assert.zh.page.json", "first-assert.en.probe.json", "first-assert.zh.probe.json"]) {
   try {
     statSync(path.join(www, "pkg", f));
   } catch {

@@ -17,8 +17,8 @@
 //!
 //! A document may leave the probe's code (a fifth of it) to a second part,
 //! `{ "schema": 1, "lang": "zh", "version": "0.1.0", "probe_code": "…" }`, handed over the same
-//! way: the page's first visit fetches the first part and fetches the second before its first
-//! analysis. A language is ready once it has both.
+//! way: the page's first visit fetches the first part, and the second at the first sign of
+//! input (at the latest before its first analysis). A language is ready once it has both.
 
 use super::msg::Msg;
 use crate::json::{self, Value};
@@ -133,17 +133,12 @@ pub fn message(m: Msg, lang: Lang) -> &'static str {
     get(lang).and_then(|c| c.messages.get(m.index())).map_or("", String::as_str)
 }
 
-/// The probe's code in `lang` (the package keeps it apart from the messages: a document may
-/// hold it or leave it to the second part).
-#[cfg(not(target_arch = "wasm32"))]
+/// The probe's code in `lang`: a message of the compiled-in documents; the package keeps it
+/// apart from the messages (a document may hold it or leave it to the second part).
 pub fn probe_code(lang: Lang) -> &'static str {
-    message(Msg::ProbeCode, lang)
-}
-
-/// The probe's code in `lang` (the package keeps it apart from the messages: a document may
-/// hold it or leave it to the second part).
-#[cfg(target_arch = "wasm32")]
-pub fn probe_code(lang: Lang) -> &'static str {
+    #[cfg(not(target_arch = "wasm32"))]
+    return message(Msg::ProbeCode, lang);
+    #[cfg(target_arch = "wasm32")]
     LATE[lang.index()].get().map_or("", String::as_str)
 }
 
