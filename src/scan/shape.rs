@@ -461,8 +461,9 @@ impl Page<'_> {
     /// introduces a paste, and the writer's own run.
     fn quotes_in_report(&self, i: usize, file: usize) -> bool {
         let line: &str = &self.lines[i];
-        // The record starts with its path.
-        let start = line.get(..file).and_then(|b| b.rfind(char::is_whitespace)).map_or(0, |w| w + 1);
+        // The record starts with its path (after a space of any width: `　` is three bytes).
+        let start = line.get(..file).and_then(|b| b.char_indices().rev().find(|c| c.1.is_whitespace()));
+        let start = start.map_or(0, |(w, c)| w + c.len_utf8());
         let (before, after) = (&line[..start], &line[start..]);
         let words = before.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
         words >= 3
@@ -773,6 +774,15 @@ mod tests {
         assert_eq!(judged(&format!("{q}\n\n> {E}\n\n{a}\n")), Shape::Mentioned("quoted"));
         assert_eq!(judged(&format!("问：为什么只在 GPU 上报错？\n{E}\n答：标签越界了。\n")), Shape::Mentioned("quoted"));
         assert_eq!(judged(&format!("{q}\n\n{E}\n\nThanks for any help.\n")), Shape::Shown);
+    }
+
+    /// A kernel record after a wide space (U+3000) inside a sentence: judged, never a panic
+    /// (the fuzzer's find: the record's start was taken one byte after the space).
+    #[test]
+    fn a_record_after_a_wide_space_is_judged() {
+        let text = "When I train my model I see\u{3000}/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed. in my run";
+        let r = crate::analyze_bytes(text.as_bytes(), None, &Default::default()).unwrap();
+        assert_eq!(r.first_assert.map(|f| f.kind.id()), Some("described"));
     }
 
     /// Any line, any place in it: an answer, never a panic (texts are untrusted input).
