@@ -82,8 +82,9 @@ fn quoted(mut evidence: Vec<Evidence>) -> Vec<Evidence> {
     evidence
 }
 
-/// The least share a category needs to be named beside the cause.
-const CANDIDATE_SHARE: f32 = 0.1;
+/// The least share a category needs to be named beside the cause (the prior is sharpened, so
+/// a twentieth is what a sixth was before it).
+const CANDIDATE_SHARE: f32 = 0.05;
 
 /// A share as the report states it: in hundredths, and never certain (see `posterior`).
 fn hundredths(p: f32) -> f64 {
