@@ -34,7 +34,8 @@ pub(super) fn cause(
             cause_from(Decision { rule, confidence: 0.0, evidence: Vec::new() }, first_kernel)
         }
     };
-    for k in ranked.filter(|k| k.share >= CANDIDATE_SHARE && k.category != cause.category).take(3) {
+    let least = if cause.basis == Basis::Prior { CANDIDATE_SHARE / 2.0 } else { CANDIDATE_SHARE };
+    for k in ranked.filter(|k| k.share >= least && k.category != cause.category).take(3) {
         let r = &ruleset().rules[k.rule];
         cause.candidates.push(Candidate {
             category: r.category,
@@ -82,9 +83,11 @@ fn quoted(mut evidence: Vec<Evidence>) -> Vec<Evidence> {
     evidence
 }
 
-/// The least share a category needs to be named beside the cause (the prior is sharpened, so
-/// a twentieth is what a sixth was before it).
-const CANDIDATE_SHARE: f32 = 0.05;
+/// The least share a category needs to be named beside a cause the evidence names; beside one
+/// the prior names, half of it: the prior is sharpened (`rules::priors`), and its runners-up
+/// are the alternatives (a twentieth is about what a sixth was before the squaring), while what
+/// evidence leaves to the prior is no lead at a twentieth.
+const CANDIDATE_SHARE: f32 = 0.1;
 
 /// A share as the report states it: in hundredths, and never certain (see `posterior`).
 fn hundredths(p: f32) -> f64 {
